@@ -1,0 +1,171 @@
+"""Boards as text and as SVG.
+
+The functions take any object with the attributes of :class:`awale.Game`
+(``pits``, ``captures``, ``current_player``, ``game_finished``, ``winner`` and
+``rules.pits_per_side``), so this module depends on nothing else in the package.
+
+Seen from South's seat, South's row runs left to right at the bottom and
+North's row right to left at the top: seeds travel anticlockwise.  Pits are
+labelled ``A``..``F`` for South and ``a``..``f`` for North, as in OpenSpiel.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable, Protocol, Sequence, Tuple
+from xml.sax.saxutils import escape
+
+__all__ = ["BoardLike", "SVG", "pit_label", "text_board", "svg_board"]
+
+PLAYER_NAMES = ("South", "North")
+
+
+class _RulesLike(Protocol):
+    pits_per_side: int
+
+
+class BoardLike(Protocol):
+    """What the renderers read from a position."""
+
+    pits: Sequence[int]
+    captures: Tuple[int, int]
+    current_player: int
+    game_finished: bool
+    winner: "int | None"
+    rules: _RulesLike
+
+
+class SVG(str):
+    """An SVG document; Jupyter displays it as a picture."""
+
+    def _repr_svg_(self) -> str:
+        return str(self)
+
+
+def pit_label(pit: int, pits_per_side: int) -> str:
+    """The label of an absolute pit index: ``A``.. for South, ``a``.. for North."""
+    if not 0 <= pit < 2 * pits_per_side:
+        raise ValueError(f"pit must be between 0 and {2 * pits_per_side - 1}, got {pit}")
+    player, action = divmod(pit, pits_per_side)
+    return chr((ord("A") if player == 0 else ord("a")) + action)
+
+
+def _status(game: BoardLike) -> str:
+    if not game.game_finished:
+        return f"{PLAYER_NAMES[game.current_player]} to move"
+    if game.winner is None:
+        return "finished: draw"
+    return f"finished: {PLAYER_NAMES[game.winner]} wins"
+
+
+def _checked_highlight(highlight: Iterable[int], pits_per_side: int) -> frozenset:
+    pits = frozenset(int(p) for p in highlight)
+    for pit in pits:
+        pit_label(pit, pits_per_side)  # raises a clear error when out of range
+    return pits
+
+
+def text_board(game: BoardLike, highlight: Iterable[int] = ()) -> str:
+    """The board as text, North on top; highlighted pits are marked with ``*``."""
+    n = game.rules.pits_per_side
+    marked = _checked_highlight(highlight, n)
+    north = range(2 * n - 1, n - 1, -1)
+    south = range(n)
+
+    def row(pits: Iterable[int], show) -> str:
+        return "".join(f"{show(p):>4}" + ("*" if p in marked else " ") for p in pits).rstrip()
+
+    lines = [
+        f"North  captured {game.captures[1]}",
+        row(north, lambda p: pit_label(p, n)),
+        row(north, lambda p: game.pits[p]),
+        row(south, lambda p: game.pits[p]),
+        row(south, lambda p: pit_label(p, n)),
+        f"South  captured {game.captures[0]}",
+        _status(game),
+    ]
+    return "\n".join(lines)
+
+
+# Geometry of the SVG board, in pixels.
+_CELL = 64
+_MARGIN = 24
+_RADIUS = 27
+_SEED = 3.6
+
+
+def _seed_dots(cx: float, cy: float, count: int) -> str:
+    """Up to 24 seeds drawn as dots on a sunflower spiral; more are only counted."""
+    dots = []
+    shown = min(count, 24)
+    for k in range(shown):
+        r = 5.0 * math.sqrt(k + 0.5) if shown > 1 else 0.0
+        angle = k * 2.399963  # the golden angle, in radians
+        x, y = cx + r * math.cos(angle), cy + r * math.sin(angle)
+        dots.append(f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{_SEED}" class="seed"/>')
+    return "".join(dots)
+
+
+def svg_board(game: BoardLike, highlight: Iterable[int] = (), title: str = "") -> str:
+    """The board as a standalone SVG document.
+
+    Args:
+        game: the position to draw.
+        highlight: absolute pit indices (``0..2n-1``) to draw in colour.
+        title: an accessible title (shown as a tooltip by browsers).
+    """
+    n = game.rules.pits_per_side
+    marked = _checked_highlight(highlight, n)
+    width = (n + 2) * _CELL + 2 * _MARGIN
+    height = 2 * _CELL + 2 * _MARGIN + 44
+    top = _MARGIN + 22
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" class="awale-board">',
+        f"<title>{escape(title or text_board(game))}</title>",
+        "<style>"
+        ".wood{fill:#c8955a;stroke:#7a4f24;stroke-width:2}"
+        ".pit{fill:#8a5a2b;stroke:#5c3a19;stroke-width:1.5}"
+        ".pit.hl{fill:#d9534f;stroke:#8b1e1b;stroke-width:3}"
+        ".seed{fill:#f3ead2;stroke:#6b5a3a;stroke-width:0.6}"
+        ".num{font:bold 13px sans-serif;fill:#fff}"
+        ".lbl{font:12px sans-serif;fill:#333}"
+        ".cap{font:bold 16px sans-serif;fill:#fff}"
+        ".who{font:13px sans-serif;fill:#333}"
+        ".move{font:bold 13px sans-serif;fill:#1a5e1a}"
+        "</style>",
+        f'<rect x="{_MARGIN}" y="{top}" width="{(n + 2) * _CELL}" height="{2 * _CELL}" '
+        'rx="28" class="wood"/>',
+    ]
+    # The stores: North's captures on the left, South's on the right.
+    for player, column in ((1, 0), (0, n + 1)):
+        x = _MARGIN + column * _CELL + _CELL / 2
+        parts.append(
+            f'<ellipse cx="{x}" cy="{top + _CELL}" rx="{_CELL / 2 - 6}" ry="{_CELL - 10}" class="pit"/>'
+            f'<text x="{x}" y="{top + _CELL + 6}" text-anchor="middle" class="cap">'
+            f"{game.captures[player]}</text>"
+        )
+    for pit in range(2 * n):
+        player, action = divmod(pit, n)
+        column = 1 + (action if player == 0 else n - 1 - action)
+        cx = _MARGIN + column * _CELL + _CELL / 2
+        cy = top + (_CELL * 1.5 if player == 0 else _CELL * 0.5)
+        seeds = game.pits[pit]
+        css = "pit hl" if pit in marked else "pit"
+        label_y = top + 2 * _CELL + 16 if player == 0 else top - 6
+        parts.append(
+            f'<circle cx="{cx}" cy="{cy}" r="{_RADIUS}" class="{css}"/>'
+            + _seed_dots(cx, cy - 2, seeds)
+            + f'<text x="{cx + _RADIUS - 4}" y="{cy + _RADIUS - 2}" text-anchor="middle" class="num">'
+            f"{seeds}</text>"
+            f'<text x="{cx}" y="{label_y}" text-anchor="middle" class="lbl">{pit_label(pit, n)}</text>'
+        )
+    status = _status(game)
+    css = "move" if not game.game_finished else "who"
+    parts.append(
+        f'<text x="{_MARGIN}" y="{_MARGIN - 6}" class="who">North</text>'
+        f'<text x="{_MARGIN}" y="{height - 8}" class="who">South</text>'
+        f'<text x="{width - _MARGIN}" y="{height - 8}" text-anchor="end" class="{css}">{escape(status)}</text>'
+        "</svg>"
+    )
+    return "".join(parts)

@@ -1,0 +1,534 @@
+"""The rules of Awale (Oware): a :class:`Rules` value and the kernels that apply it.
+
+Everything that decides what a move does lives here, once, as loops over small
+``int64`` arrays; :mod:`awale._jit` compiles them with numba when it can.
+
+Board layout (OpenSpiel's ``oware``): with ``n`` pits per side, ``pits[0:n]``
+are South's pits from South's left to right, ``pits[n:2n]`` North's from
+North's left to right, and sowing goes to the next index modulo ``2n``.
+An action is ``0..n-1``, the index of a pit relative to the player to move.
+
+A *state* is an ``int64`` array of length ``2n + 5``::
+
+    state[0:2n]   seeds in each pit
+    state[2n]     seeds captured by South     state[2n + 1]  by North
+    state[2n + 2] player to move (0 South, 1 North)
+    state[2n + 3] plies played
+    state[2n + 4] outcome: ONGOING, SOUTH, NORTH or DRAW
+
+The repetition rule needs the positions seen since the last capture: a
+*history* is a pair of arrays (``keys`` of shape ``(capacity,)`` and
+``boards`` of shape ``(capacity, 2n + 1)``, pits then player) whose first
+``length`` rows are used.  Callers keep ``capacity > length``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+from typing import Optional
+
+import numpy as np
+
+from ._jit import jit
+
+__all__ = [
+    "Rules",
+    "GRAND_SLAM_VARIANTS",
+    "ONGOING",
+    "SOUTH",
+    "NORTH",
+    "DRAW",
+    "legal_actions",
+    "advance",
+    "random_playouts",
+    "perft",
+    "seed_rng",
+]
+
+#: Values of ``state[2n + 4]``.
+ONGOING, SOUTH, NORTH, DRAW = -1, 0, 1, 2
+
+#: The grand-slam variants, in the order of their integer codes.
+GRAND_SLAM_VARIANTS = ("no-capture", "forbidden", "capture-all")
+_GS_NO_CAPTURE, _GS_FORBIDDEN, _GS_CAPTURE_ALL = 0, 1, 2
+
+# Layout of the parameter vector handed to the kernels.
+_R_PITS, _R_TOTAL, _R_FEED, _R_GRAND_SLAM, _R_REPETITION, _R_COLLECT, _R_MAX_PLIES = range(7)
+
+_MASK32 = 0xFFFFFFFF
+_MASK48 = (1 << 48) - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+    """A set of Awale rules.  The defaults are the official Abapa rules.
+
+    Args:
+        pits_per_side: pits in each player's row, 2 to 6.
+        seeds_per_pit: seeds in each pit at the start, at least 1.
+        feed: when the opponent has no seeds, only moves that give them seeds
+            are legal; when no such move exists the game ends.
+        grand_slam: what happens to a move that would capture every seed of
+            the opponent: ``"no-capture"`` (it is played and captures nothing,
+            Abapa), ``"forbidden"`` (illegal unless every legal move is one;
+            a forced grand slam then captures nothing) or ``"capture-all"``
+            (it captures as usual, leaving the opponent empty).
+        repetition: the game ends when a position (board and player to move)
+            occurs a second time since the last capture.
+        collect_remaining: when the game ends for lack of a legal move or by
+            repetition, every seed left on the board goes to the owner of its
+            side; if False those seeds count for nobody.
+        max_plies: if set, the game ends as a draw after that many plies,
+            whatever the captures, unless it ended otherwise on that ply.
+            Required when ``repetition`` is False, or games could cycle forever.
+    """
+
+    pits_per_side: int = 6
+    seeds_per_pit: int = 4
+    feed: bool = True
+    grand_slam: str = "no-capture"
+    repetition: bool = True
+    collect_remaining: bool = True
+    max_plies: Optional[int] = None
+
+    def __post_init__(self) -> None:
+        for name in ("pits_per_side", "seeds_per_pit"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+                raise ValueError(f"Rules.{name} must be an integer, got {value!r}")
+            object.__setattr__(self, name, int(value))
+        if not 2 <= self.pits_per_side <= 6:
+            raise ValueError(f"Rules.pits_per_side must be between 2 and 6, got {self.pits_per_side}")
+        if self.seeds_per_pit < 1:
+            raise ValueError(f"Rules.seeds_per_pit must be at least 1, got {self.seeds_per_pit}")
+        for name in ("feed", "repetition", "collect_remaining"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise ValueError(f"Rules.{name} must be True or False, got {value!r}")
+            object.__setattr__(self, name, bool(value))
+        if self.grand_slam not in GRAND_SLAM_VARIANTS:
+            raise ValueError(
+                f"Rules.grand_slam must be one of {', '.join(map(repr, GRAND_SLAM_VARIANTS))}, "
+                f"got {self.grand_slam!r}"
+            )
+        if self.max_plies is not None:
+            if isinstance(self.max_plies, bool) or not isinstance(self.max_plies, (int, np.integer)):
+                raise ValueError(f"Rules.max_plies must be None or an integer, got {self.max_plies!r}")
+            if self.max_plies < 1:
+                raise ValueError(f"Rules.max_plies must be at least 1, got {self.max_plies}")
+            object.__setattr__(self, "max_plies", int(self.max_plies))
+        if not self.repetition and self.max_plies is None:
+            raise ValueError(
+                "Rules(repetition=False) needs max_plies: without the repetition rule "
+                "nothing else stops a game that cycles without captures"
+            )
+        params = np.array(
+            [
+                self.pits_per_side,
+                self.total_seeds,
+                self.feed,
+                GRAND_SLAM_VARIANTS.index(self.grand_slam),
+                self.repetition,
+                self.collect_remaining,
+                -1 if self.max_plies is None else self.max_plies,
+            ],
+            dtype=np.int64,
+        )
+        params.flags.writeable = False
+        object.__setattr__(self, "_params", params)
+
+    @classmethod
+    def abapa(cls, pits_per_side: int = 6, seeds_per_pit: int = 4) -> "Rules":
+        """The official rules of the Abapa association (the default)."""
+        return cls(pits_per_side=pits_per_side, seeds_per_pit=seeds_per_pit)
+
+    @classmethod
+    def simplified(cls, pits_per_side: int = 6, seeds_per_pit: int = 4) -> "Rules":
+        """The reference thesis's simplification of the rules.
+
+        No feed rule, grand slams capture everything, no repetition check,
+        seeds left at the end count for nobody, and a draw after 500 plies.
+        """
+        return cls(
+            pits_per_side=pits_per_side,
+            seeds_per_pit=seeds_per_pit,
+            feed=False,
+            grand_slam="capture-all",
+            repetition=False,
+            collect_remaining=False,
+            max_plies=500,
+        )
+
+    @property
+    def total_seeds(self) -> int:
+        """Seeds in the game: ``2 * pits_per_side * seeds_per_pit``."""
+        return 2 * self.pits_per_side * self.seeds_per_pit
+
+    @property
+    def params(self) -> np.ndarray:
+        """The read-only ``int64`` parameter vector the kernels take."""
+        return self._params  # type: ignore[attr-defined]
+
+    def initial_state(self) -> np.ndarray:
+        """A fresh state array for the initial position, South to move."""
+        n = self.pits_per_side
+        state = np.zeros(2 * n + 5, dtype=np.int64)
+        state[: 2 * n] = self.seeds_per_pit
+        state[2 * n + 4] = ONGOING
+        return state
+
+
+def seed_rng(seed: "int | np.random.Generator") -> np.ndarray:
+    """The state of the kernels' random generator (xorshift128) for ``seed``.
+
+    ``seed`` is a non-negative integer or a :class:`numpy.random.Generator`
+    (from which one integer is drawn).  The four 32-bit words come from
+    SplitMix64, so neighbouring seeds give unrelated streams.
+    """
+    if isinstance(seed, np.random.Generator):
+        seed = int(seed.integers(0, 2**63))
+    try:
+        seed = operator.index(seed)
+    except TypeError:
+        raise ValueError(f"seed must be an integer or a numpy Generator, got {seed!r}") from None
+    if seed < 0:
+        raise ValueError(f"seed must be non-negative, got {seed}")
+    words = []
+    x = seed & ((1 << 64) - 1)
+    while len(words) < 4:
+        x = (x + 0x9E3779B97F4A7C15) & ((1 << 64) - 1)
+        z = x
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & ((1 << 64) - 1)
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & ((1 << 64) - 1)
+        z ^= z >> 31
+        words.extend([z & _MASK32, z >> 32])
+    if not any(words):  # xorshift must not start from zero; SplitMix64 never gives it, but be sure
+        words[0] = 1
+    return np.array(words[:4], dtype=np.int64)
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@jit
+def _next_u32(rng):
+    """Marsaglia's xorshift128 on four 32-bit words kept in an int64 array."""
+    t = rng[0]
+    t ^= (t << 11) & 0xFFFFFFFF
+    t ^= t >> 8
+    w = rng[3]
+    rng[0] = rng[1]
+    rng[1] = rng[2]
+    rng[2] = w
+    w ^= w >> 19
+    w ^= t
+    rng[3] = w
+    return w
+
+
+@jit
+def _below(rng, k):
+    """A uniform integer in ``[0, k)`` (multiply-shift, bias below k / 2**32)."""
+    return (_next_u32(rng) * k) >> 32
+
+
+@jit
+def _sow(pits, origin, size):
+    """Sow the seeds of ``pits[origin]``, skipping the origin; return the last pit sown."""
+    seeds = pits[origin]
+    pits[origin] = 0
+    if seeds >= size - 1:  # one or more full laps round the board
+        laps = seeds // (size - 1)
+        seeds -= laps * (size - 1)
+        for i in range(size):
+            if i != origin:
+                pits[i] += laps
+        if seeds == 0:
+            return origin - 1 if origin > 0 else size - 1
+    # Fewer seeds than a lap now: one stretch to the end of the board, one from its start.
+    last = origin + seeds
+    if last < size:
+        for i in range(origin + 1, last + 1):
+            pits[i] += 1
+        return last
+    for i in range(origin + 1, size):
+        pits[i] += 1
+    for i in range(last - size + 1):
+        pits[i] += 1
+    return last - size
+
+
+@jit
+def _chain(pits, last, player, n):
+    """The capture chain of a sow that ended in ``pits[last]``.
+
+    The chain runs backwards from the last pit while the pits hold 2 or 3
+    seeds, on the opponent's side only.  Returns ``(taken, first, grand)``:
+    the seeds in the chain, the lowest index it covers and whether it would
+    take every seed of the opponent (a grand slam).
+    """
+    low = (1 - player) * n
+    if last < low or last >= low + n:
+        return 0, last + 1, False
+    taken = 0
+    index = last
+    while index >= low and (pits[index] == 2 or pits[index] == 3):
+        taken += pits[index]
+        index -= 1
+    if taken == 0:
+        return 0, last + 1, False
+    remaining = 0
+    for i in range(low, low + n):
+        remaining += pits[i]
+    return taken, index + 1, remaining == taken
+
+
+@jit
+def _capture(pits, last, player, n, grand_slam):
+    """Capture after a sow ending in ``pits[last]``; return the seeds taken.
+
+    A grand slam takes nothing unless the variant is ``capture-all`` (under
+    ``forbidden`` it is only played when forced).
+    """
+    taken, first, grand = _chain(pits, last, player, n)
+    if taken == 0 or (grand and grand_slam != _GS_CAPTURE_ALL):
+        return 0
+    for i in range(first, last + 1):
+        pits[i] = 0
+    return taken
+
+
+@jit
+def _is_grand_slam(state, params, action):
+    """Would ``action`` capture every seed of the opponent (were it allowed to)?"""
+    n = params[_R_PITS]
+    size = 2 * n
+    player = state[size + 2]
+    pits = state[:size].copy()
+    last = _sow(pits, player * n + action, size)
+    return _chain(pits, last, player, n)[2]
+
+
+@jit
+def legal_actions(state, params, out):
+    """Write the legal actions of ``state`` (ascending) into ``out``; return how many.
+
+    A finished state has none.
+    """
+    n = params[_R_PITS]
+    size = 2 * n
+    if state[size + 4] != ONGOING:
+        return 0
+    player = state[size + 2]
+    own = player * n
+    opponent = n - own
+    must_feed = False
+    if params[_R_FEED]:
+        opponent_seeds = 0
+        for i in range(opponent, opponent + n):
+            opponent_seeds += state[i]
+        must_feed = opponent_seeds == 0
+    # Branch-free: write every action, advance the count only for legal ones.
+    # A move feeds the opponent when its seeds reach past the end of the row.
+    count = 0
+    if must_feed:
+        for action in range(n):
+            out[count] = action
+            count += state[own + action] > n - 1 - action
+    else:
+        for action in range(n):
+            out[count] = action
+            count += state[own + action] > 0
+    if params[_R_GRAND_SLAM] == _GS_FORBIDDEN and count > 1:
+        kept = 0
+        for j in range(count):
+            if not _is_grand_slam(state, params, out[j]):
+                kept += 1
+        if kept > 0 and kept < count:
+            k = 0
+            for j in range(count):
+                action = out[j]
+                if not _is_grand_slam(state, params, action):
+                    out[k] = action
+                    k += 1
+            count = kept
+    return count
+
+
+# Odd 32-bit weights for the position keys (a Zobrist-like weighted sum).
+_KEY_WEIGHTS = tuple((0x9E3779B1 * (2 * i + 1)) & 0xFFFFFFFF for i in range(13))
+
+
+@jit
+def _position_key(state, size):
+    """A 48-bit key of the board and the player to move (equal positions, equal keys)."""
+    key = (state[size + 2] + 1) * _KEY_WEIGHTS[12]
+    for i in range(size):
+        key += state[i] * _KEY_WEIGHTS[i]
+    return key & 0xFFFFFFFFFFFF
+
+
+@jit
+def _finish(state, params):
+    """End the game on the board as it stands and set the outcome from the captures."""
+    n = params[_R_PITS]
+    size = 2 * n
+    if params[_R_COLLECT]:
+        for i in range(size):
+            state[size + i // n] += state[i]
+            state[i] = 0
+    if state[size] > state[size + 1]:
+        state[size + 4] = SOUTH
+    elif state[size] < state[size + 1]:
+        state[size + 4] = NORTH
+    else:
+        state[size + 4] = DRAW
+
+
+@jit
+def advance(state, params, action, keys, boards, length, out):
+    """Play the legal ``action`` in ``state`` (in place) and decide whether the game ends.
+
+    Args:
+        state: the state array, modified in place.
+        params: ``Rules.params``.
+        action: a legal action of ``state`` (not checked here).
+        keys, boards, length: the history of positions since the last
+            capture (see the module docstring); ``keys`` and ``boards`` are
+            updated in place and need room for one more row.
+        out: receives the legal actions of the new position.
+
+    Returns:
+        ``(captured, length, count)``: seeds captured by the move, the new
+        history length and the number of legal actions written to ``out``
+        (0 exactly when the game is over).
+    """
+    n = params[_R_PITS]
+    size = 2 * n
+    total = params[_R_TOTAL]
+    player = state[size + 2]
+    last = _sow(state, player * n + action, size)
+    captured = _capture(state, last, player, n, params[_R_GRAND_SLAM])
+    state[size + player] += captured
+    state[size + 2] = 1 - player
+    state[size + 3] += 1
+
+    if captured > 0:
+        length = 0  # a capture is irreversible: no earlier position can recur
+        half = total >> 1
+        south = state[size]
+        north = state[size + 1]
+        if south > half or north > half or (south == half and north == half):
+            if south > north:
+                state[size + 4] = SOUTH
+            elif north > south:
+                state[size + 4] = NORTH
+            else:
+                state[size + 4] = DRAW
+            return captured, length, 0
+
+    if params[_R_REPETITION]:
+        key = _position_key(state, size)
+        mover = state[size + 2]
+        # Only positions with the same player to move can match: every other row.
+        j = length - 2
+        while j >= 0:
+            if keys[j] == key:
+                same = boards[j, size] == mover
+                i = 0
+                while same and i < size:
+                    same = boards[j, i] == state[i]
+                    i += 1
+                if same:
+                    _finish(state, params)
+                    return captured, length, 0
+            j -= 2
+        keys[length] = key
+        for i in range(size):
+            boards[length, i] = state[i]
+        boards[length, size] = mover
+        length += 1
+
+    count = legal_actions(state, params, out)
+    if count == 0:
+        _finish(state, params)
+        return captured, length, 0
+    max_plies = params[_R_MAX_PLIES]
+    if max_plies > 0 and state[size + 3] >= max_plies:
+        state[size + 4] = DRAW
+        return captured, length, 0
+    return captured, length, count
+
+
+@jit(inline=False)
+def random_playouts(state, params, keys, boards, length, playouts, rng):
+    """Play ``playouts`` uniformly random games from ``state``.
+
+    ``state`` and the history are left untouched; ``rng`` (see
+    :func:`seed_rng`) advances.  Returns ``[south wins, north wins, draws,
+    plies]`` as an int64 array.
+    """
+    n = params[_R_PITS]
+    size = 2 * n
+    result = np.zeros(4, dtype=np.int64)
+    capacity = max(64, 2 * keys.shape[0])
+    work_keys = np.empty(capacity, dtype=np.int64)
+    work_boards = np.empty((capacity, size + 1), dtype=np.int64)
+    work = state.copy()
+    out = np.empty(n, dtype=np.int64)
+    for _ in range(playouts):
+        work[:] = state
+        for j in range(length):
+            work_keys[j] = keys[j]
+            work_boards[j, :] = boards[j, :]
+        count = legal_actions(work, params, out)
+        used = length
+        while count > 0:
+            if used + 1 >= work_keys.shape[0]:
+                grown_keys = np.empty(2 * work_keys.shape[0], dtype=np.int64)
+                grown_keys[:used] = work_keys[:used]
+                grown_boards = np.empty((2 * work_keys.shape[0], size + 1), dtype=np.int64)
+                grown_boards[:used, :] = work_boards[:used, :]
+                work_keys = grown_keys
+                work_boards = grown_boards
+            action = out[_below(rng, count)]
+            captured, used, count = advance(work, params, action, work_keys, work_boards, used, out)
+        result[3] += work[size + 3] - state[size + 3]
+        outcome = work[size + 4]
+        if outcome == SOUTH:
+            result[0] += 1
+        elif outcome == NORTH:
+            result[1] += 1
+        else:
+            result[2] += 1
+    return result
+
+
+@jit(inline=False)
+def _perft(state, params, keys, boards, length, depth):
+    if depth == 0:
+        return 1
+    n = params[_R_PITS]
+    out = np.empty(n, dtype=np.int64)
+    count = legal_actions(state, params, out)
+    if depth == 1:
+        return count
+    total = 0
+    child_keys = np.empty(length + 1, dtype=np.int64)
+    child_boards = np.empty((length + 1, boards.shape[1]), dtype=np.int64)
+    child_out = np.empty(n, dtype=np.int64)
+    for j in range(count):
+        child = state.copy()
+        child_keys[:length] = keys[:length]
+        child_boards[:length, :] = boards[:length, :]
+        _, used, _ = advance(child, params, out[j], child_keys, child_boards, length, child_out)
+        total += _perft(child, params, child_keys, child_boards, used, depth - 1)
+    return total
+
+
+def perft(state: np.ndarray, params: np.ndarray, keys: np.ndarray, boards: np.ndarray, length: int, depth: int) -> int:
+    """Count the positions reached after exactly ``depth`` plies (finished games stop early)."""
+    if depth < 0:
+        raise ValueError(f"perft depth must be non-negative, got {depth}")
+    return int(_perft(state, params, keys, boards, length, depth))
