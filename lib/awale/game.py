@@ -157,7 +157,6 @@ class Game:
             count = _k.legal_actions(state, rules.params, out)
         else:
             keys, boards, length, out, count = history
-        state.flags.writeable = False
         self._rules = rules
         self._state = state
         self._keys, self._boards, self._length = keys, boards, int(length)

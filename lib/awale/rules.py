@@ -531,4 +531,6 @@ def perft(state: np.ndarray, params: np.ndarray, keys: np.ndarray, boards: np.nd
     """Count the positions reached after exactly ``depth`` plies (finished games stop early)."""
     if depth < 0:
         raise ValueError(f"perft depth must be non-negative, got {depth}")
-    return int(_perft(state, params, keys, boards, length, depth))
+    # Fresh writable copies: one compiled specialisation, and the caller's arrays stay untouched.
+    copies = [np.array(a, dtype=np.int64) for a in (state, params, keys, boards)]
+    return int(_perft(*copies[:4], int(length), int(depth)))
