@@ -299,7 +299,7 @@ def _capture(pits, last, player, n, grand_slam):
     return taken
 
 
-@jit
+@jit(inline=False)
 def _is_grand_slam(state, params, action):
     """Would ``action`` capture every seed of the opponent (were it allowed to)?"""
     n = params[_R_PITS]
@@ -369,7 +369,7 @@ def _position_key(state, size):
     return key & 0xFFFFFFFFFFFF
 
 
-@jit
+@jit(inline=False)
 def _finish(state, params):
     """End the game on the board as it stands and set the outcome from the captures."""
     n = params[_R_PITS]
@@ -462,6 +462,16 @@ def advance(state, params, action, keys, boards, length, out):
 
 
 @jit(inline=False)
+def _random_moves(state, params, keys, boards, length, out, count, rng):
+    """Play random moves until the game ends or the history is full; return ``(length, count)``."""
+    capacity = keys.shape[0]
+    while count > 0 and length + 1 < capacity:
+        action = out[_below(rng, count)]
+        _, length, count = advance(state, params, action, keys, boards, length, out)
+    return length, count
+
+
+@jit(inline=False)
 def random_playouts(state, params, keys, boards, length, playouts, rng):
     """Play ``playouts`` uniformly random games from ``state``.
 
@@ -471,29 +481,42 @@ def random_playouts(state, params, keys, boards, length, playouts, rng):
     """
     n = params[_R_PITS]
     size = 2 * n
+    width = size + 1
     result = np.zeros(4, dtype=np.int64)
-    capacity = max(64, 2 * keys.shape[0])
+    first = np.empty(n, dtype=np.int64)
+    first_count = legal_actions(state, params, first)
+    capacity = 64
+    while capacity < 2 * length:
+        capacity *= 2
     work_keys = np.empty(capacity, dtype=np.int64)
-    work_boards = np.empty((capacity, size + 1), dtype=np.int64)
-    work = state.copy()
+    work_boards = np.empty((capacity, width), dtype=np.int64)
+    work = np.empty_like(state)
     out = np.empty(n, dtype=np.int64)
     for _ in range(playouts):
-        work[:] = state
+        for i in range(state.shape[0]):
+            work[i] = state[i]
         for j in range(length):
             work_keys[j] = keys[j]
-            work_boards[j, :] = boards[j, :]
-        count = legal_actions(work, params, out)
+            for i in range(width):
+                work_boards[j, i] = boards[j, i]
+        for i in range(first_count):
+            out[i] = first[i]
+        count = first_count
         used = length
-        while count > 0:
-            if used + 1 >= work_keys.shape[0]:
-                grown_keys = np.empty(2 * work_keys.shape[0], dtype=np.int64)
-                grown_keys[:used] = work_keys[:used]
-                grown_boards = np.empty((2 * work_keys.shape[0], size + 1), dtype=np.int64)
-                grown_boards[:used, :] = work_boards[:used, :]
-                work_keys = grown_keys
-                work_boards = grown_boards
-            action = out[_below(rng, count)]
-            captured, used, count = advance(work, params, action, work_keys, work_boards, used, out)
+        while True:
+            used, count = _random_moves(work, params, work_keys, work_boards, used, out, count, rng)
+            if count == 0:
+                break
+            # The history is full (a long stretch without captures): double it.
+            capacity *= 2
+            grown_keys = np.empty(capacity, dtype=np.int64)
+            grown_boards = np.empty((capacity, width), dtype=np.int64)
+            for j in range(used):
+                grown_keys[j] = work_keys[j]
+                for i in range(width):
+                    grown_boards[j, i] = work_boards[j, i]
+            work_keys = grown_keys
+            work_boards = grown_boards
         result[3] += work[size + 3] - state[size + 3]
         outcome = work[size + 4]
         if outcome == SOUTH:
