@@ -31,10 +31,10 @@ from awale import rules as kernels
 #: Board sizes ``(pits_per_side, seeds_per_pit)``: 2 to 6 pits per side.
 SIZES = [(6, 4), (5, 4), (4, 3), (3, 3), (2, 2), (3, 5), (6, 2)]
 
-#: Random games per size in the default run, about 6,000 plies each.
-FAST_GAMES = {(6, 4): 60, (5, 4): 75, (4, 3): 130, (3, 3): 175, (2, 2): 600, (3, 5): 100, (6, 2): 100}
-FAST_MIN_PLIES = 3_000  # per size; the default run compares at least 7 * 3,000
-SLOW_FACTOR = 30  # the slow test plays 30 times as many games, with other seeds
+#: Random games per size in the default run, about 12,000 plies each (about 2 s in all).
+FAST_GAMES = {(6, 4): 120, (5, 4): 150, (4, 3): 260, (3, 3): 350, (2, 2): 1200, (3, 5): 200, (6, 2): 220}
+FAST_MIN_PLIES = 10_000  # per size; the default run compares at least 7 * 10,000
+SLOW_FACTOR = 15  # the slow test plays 15 times as many games, with other seeds
 SLOW_MIN_PLIES = 150_000  # per size; the slow test compares at least 7 * 150,000
 
 assert set(FAST_GAMES) == set(SIZES)
@@ -184,10 +184,10 @@ def test_perft_standard_game_agrees_with_openspiel_and_game_step(depth):
 
 
 # Small boards, deep enough for games to end (by capture, repetition or starvation) inside the tree.
-SMALL_PERFT = [(3, 3, 10), (4, 2, 8), (2, 2, 14)]
+SMALL_PERFT = [(3, 3, 14), (4, 2, 12), (2, 3, 18), (2, 2, 24)]
 
 
-@pytest.mark.parametrize("n, s, max_depth", SMALL_PERFT, ids=lambda v: str(v))
+@pytest.mark.parametrize("n, s, max_depth", SMALL_PERFT, ids=[f"n{n}-s{s}-d{d}" for n, s, d in SMALL_PERFT])
 def test_perft_small_boards_agree_with_openspiel(n, s, max_depth):
     game = Game(rules=Rules(pits_per_side=n, seeds_per_pit=s))
     initial = openspiel_game(n, s).new_initial_state()
