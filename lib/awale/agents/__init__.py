@@ -1,0 +1,12 @@
+"""Agents that play Awale, all behind one interface: ``act(game) -> action`` and ``reset()``.
+
+>>> from awale.agents import parse
+>>> agent = parse("greedy(eps=0.1, seed=3)")
+>>> str(parse(str(agent))) == str(agent)
+True
+"""
+
+from .base import Agent, Param, parse, register, registry
+from . import basic, minimax, mcts  # noqa: F401  (importing them registers their agents)
+
+__all__ = ["Agent", "Param", "parse", "register", "registry"]

@@ -1,0 +1,241 @@
+"""One interface for every agent, and one safe way to name an agent.
+
+An agent has ``act(game) -> action`` and ``reset()``.  Each kind of agent is a
+subclass of :class:`Agent` that declares its parameters (:class:`Param`) and
+registers itself under a name with :func:`register`.  :func:`parse` turns a
+spec such as ``"uct(iterations=3800, c=0.707, seed=1)"`` into an agent, and
+``str(agent)`` gives back the canonical spec.  Specs are read with Python's
+parser and only literal keyword arguments are accepted: nothing in a spec is
+ever executed or looked up.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import math
+from typing import Any, ClassVar, Dict, Optional, Tuple, Type
+
+from ..game import Game
+
+__all__ = ["Agent", "Param", "register", "parse", "registry", "budget_params", "seed_param", "check_budget"]
+
+_REGISTRY: Dict[str, Type["Agent"]] = {}
+
+
+@dataclasses.dataclass(frozen=True)
+class Param:
+    """A declared parameter of an agent.
+
+    Args:
+        name: the keyword in specs and in the constructor.
+        kind: ``int``, ``float``, ``bool`` or ``str``.
+        default: the value when the spec does not give one.
+        minimum, maximum: inclusive bounds for numbers.
+        choices: the allowed values for strings.
+        optional: None is allowed (and then means "not set").
+        doc: one line for ``--help`` texts and error messages.
+    """
+
+    name: str
+    kind: type
+    default: Any = None
+    minimum: Optional[float] = None
+    maximum: Optional[float] = None
+    choices: Tuple[str, ...] = ()
+    optional: bool = False
+    doc: str = ""
+
+    def check(self, agent: str, value: Any) -> Any:
+        """Return ``value`` converted to this parameter's kind, or raise ``ValueError``."""
+        where = f"{agent}: {self.name}"
+        if value is None:
+            if self.optional:
+                return None
+            raise ValueError(f"{where} cannot be None")
+        if self.kind is bool:
+            if not isinstance(value, bool):
+                raise ValueError(f"{where} must be True or False, got {value!r}")
+            return value
+        if self.kind is int:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ValueError(f"{where} must be an integer, got {value!r}")
+        elif self.kind is float:
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ValueError(f"{where} must be a number, got {value!r}")
+            value = float(value)
+            if not math.isfinite(value):
+                raise ValueError(f"{where} must be finite, got {value!r}")
+        elif self.kind is str:
+            if not isinstance(value, str):
+                raise ValueError(f"{where} must be a string, got {value!r}")
+            if self.choices and value not in self.choices:
+                raise ValueError(f"{where} must be one of {', '.join(map(repr, self.choices))}, got {value!r}")
+            return value
+        if self.minimum is not None and value < self.minimum:
+            raise ValueError(f"{where} must be at least {self.minimum}, got {value!r}")
+        if self.maximum is not None and value > self.maximum:
+            raise ValueError(f"{where} must be at most {self.maximum}, got {value!r}")
+        return value
+
+
+class Agent:
+    """The base of every agent: declared parameters, a canonical spec, ``act`` and ``reset``.
+
+    Subclasses set ``name`` and ``params`` and implement :meth:`act`.  Their
+    constructor takes the declared parameters as keywords; the checked
+    values are available as attributes of the same names.
+    """
+
+    name: ClassVar[str] = ""
+    params: ClassVar[Tuple[Param, ...]] = ()
+
+    def __init__(self, **kwargs: Any) -> None:
+        declared = {p.name: p for p in self.params}
+        for key in kwargs:
+            if key not in declared:
+                known = ", ".join(declared) or "none"
+                raise ValueError(f"{self.name}: unknown parameter {key!r} (parameters: {known})")
+        values = {}
+        for param in self.params:
+            values[param.name] = param.check(self.name, kwargs.get(param.name, param.default))
+        self._values = values
+        for key, value in values.items():
+            setattr(self, key, value)
+        self.validate()
+        self.reset()
+
+    def validate(self) -> None:
+        """Check combinations of parameters (raise ``ValueError``); per-parameter checks are done."""
+
+    def reset(self) -> None:
+        """Forget everything learnt from earlier calls (search trees, random state)."""
+
+    def act(self, game: Game) -> int:
+        """Choose an action among ``game.legal_actions``."""
+        raise NotImplementedError
+
+    def _check_game(self, game: Game) -> None:
+        if not isinstance(game, Game):
+            raise ValueError(f"{self.name}: act() needs an awale.Game, got {game!r}")
+        if game.game_finished:
+            raise ValueError(f"{self.name}: the game is over, there is no action to choose")
+
+    @property
+    def spec(self) -> str:
+        """The canonical spec: the name and every parameter that differs from its default."""
+        args = [
+            f"{p.name}={self._values[p.name]!r}"
+            for p in self.params
+            if self._values[p.name] != p.default
+        ]
+        return f"{self.name}({', '.join(args)})" if args else self.name
+
+    def __str__(self) -> str:
+        return self.spec
+
+    def __repr__(self) -> str:
+        return f"<agent {self.spec}>"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Agent):
+            return NotImplemented
+        return type(self) is type(other) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(self.spec)
+
+
+def register(cls: Type[Agent]) -> Type[Agent]:
+    """Class decorator: make ``cls`` available to :func:`parse` under ``cls.name``."""
+    if not cls.name or not cls.name.isidentifier():
+        raise ValueError(f"agent class {cls.__name__} needs a name that is an identifier")
+    if cls.name in _REGISTRY and _REGISTRY[cls.name] is not cls:
+        raise ValueError(f"an agent named {cls.name!r} is already registered")
+    _REGISTRY[cls.name] = cls
+    return cls
+
+
+def registry() -> Dict[str, Type[Agent]]:
+    """The registered agents by name (a copy)."""
+    return dict(_REGISTRY)
+
+
+def _literal(node: ast.AST, spec: str) -> Any:
+    """The value of a literal node: a number, a string, True, False or None."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
+        return node.value
+    if (
+        isinstance(node, ast.UnaryOp)
+        and isinstance(node.op, (ast.USub, ast.UAdd))
+        and isinstance(node.operand, ast.Constant)
+        and type(node.operand.value) in (int, float)
+    ):
+        return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
+    raise ValueError(f"agent spec {spec!r}: {ast.unparse(node)!r} is not a literal (numbers, strings, True, False, None)")
+
+
+def parse(spec: str) -> Agent:
+    """Build an agent from a spec such as ``"uct(iterations=3800, c=0.707, seed=1)"``.
+
+    A spec is a registered name, optionally followed by keyword arguments
+    with literal values.  Nothing in it is executed.
+
+    Raises:
+        ValueError: a malformed spec, an unknown agent or parameter, a value
+            of the wrong type or out of range.
+    """
+    if isinstance(spec, Agent):
+        return spec
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec must be a string, got {spec!r}")
+    text = spec.strip()
+    if not text:
+        raise ValueError("empty agent spec")
+    if len(text) > 1000:
+        raise ValueError(f"agent spec is too long ({len(text)} characters)")
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        raise ValueError(f"malformed agent spec {spec!r}: expected name or name(key=value, ...)") from None
+    if isinstance(tree, ast.Name):
+        name, keywords = tree.id, []
+    elif isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
+        if tree.args:
+            raise ValueError(f"agent spec {spec!r}: give parameters by name (key=value), not by position")
+        name, keywords = tree.func.id, tree.keywords
+    else:
+        raise ValueError(f"malformed agent spec {spec!r}: expected name or name(key=value, ...)")
+    if name not in _REGISTRY:
+        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(sorted(_REGISTRY))}")
+    kwargs: Dict[str, Any] = {}
+    for keyword in keywords:
+        if keyword.arg is None:
+            raise ValueError(f"agent spec {spec!r}: ** is not allowed")
+        if keyword.arg in kwargs:
+            raise ValueError(f"agent spec {spec!r}: {keyword.arg!r} is given twice")
+        kwargs[keyword.arg] = _literal(keyword.value, spec)
+    return _REGISTRY[name](**kwargs)
+
+
+def budget_params(default_iterations: int) -> Tuple[Param, ...]:
+    """The two ways to limit a search: a number of iterations or a time in seconds."""
+    return (
+        Param("iterations", int, None, minimum=1, optional=True,
+              doc=f"iterations per move (default {default_iterations} when no time is given)"),
+        Param("time", float, None, minimum=0.001, optional=True, doc="seconds per move instead of iterations"),
+    )
+
+
+def seed_param() -> Param:
+    return Param("seed", int, 0, minimum=0, doc="seed of the agent's random generator")
+
+
+def check_budget(agent: Agent, default_iterations: int) -> None:
+    """Fill in the default iteration budget; refuse iterations and time together."""
+    if agent.iterations is not None and agent.time is not None:
+        raise ValueError(f"{agent.name}: give iterations or time, not both")
+    if agent.iterations is None and agent.time is None:
+        agent.budget_iterations = default_iterations
+    else:
+        agent.budget_iterations = agent.iterations

@@ -1,0 +1,175 @@
+"""Monte Carlo agents: flat Monte Carlo, MCTS with a random tree policy, and UCT with its variants.
+
+All three search with compiled kernels; the tree-based ones share one search
+(:class:`awale.search.mcts.SearchTree`) whose variants are options.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import List, Optional
+
+import numpy as np
+
+from ..game import Game
+from ..rules import random_playouts, seed_rng
+from ..search.mcts import ChildStats, SearchConfig, SearchTree
+from .base import Agent, Param, budget_params, check_budget, register, seed_param
+
+__all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
+
+DEFAULT_ITERATIONS = 1000
+
+
+class _Searcher(Agent):
+    """What the Monte Carlo agents share: a budget, a seed and the kernels' random state."""
+
+    def validate(self) -> None:
+        check_budget(self, DEFAULT_ITERATIONS)
+
+    def reset(self) -> None:
+        self._rng = seed_rng(self.seed)
+
+
+@register
+class FlatMonteCarlo(_Searcher):
+    """Flat Monte Carlo: random playouts after each root move, then the best mean.
+
+    The budget is shared out evenly among the legal moves, a batch of
+    playouts to each in turn until it is spent (Brügmann 1993; Browne et al. 2012, §2.3).
+    """
+
+    name = "flat"
+    params = (*budget_params(DEFAULT_ITERATIONS), seed_param())
+
+    def act(self, game: Game) -> int:
+        self._check_game(game)
+        actions = game.legal_actions
+        if len(actions) == 1:
+            return actions[0]
+        children = [game.step(a)[0] for a in actions]
+        wins = np.zeros(len(actions))
+        counts = np.zeros(len(actions))
+        mover = game.current_player
+        deadline = None if self.time is None else time.perf_counter() + self.time
+        budget = self.budget_iterations
+        batch = 16 if deadline is not None else max(1, budget // len(actions))
+        spent = 0
+        while True:
+            for i, child in enumerate(children):
+                size = batch if deadline is not None else min(batch, budget - spent)
+                if size <= 0:
+                    break
+                south, north, draws, _ = random_playouts(
+                    child._state, child.rules.params, child._keys, child._boards, child._length, size, self._rng
+                )
+                wins[i] += (south if mover == 0 else north) + 0.5 * draws
+                counts[i] += size
+                spent += size
+            if deadline is None:
+                if spent >= budget:
+                    break
+                batch = 1  # the remainder, one playout per move
+            elif time.perf_counter() >= deadline:
+                break
+        means = wins / np.maximum(counts, 1)
+        best = np.flatnonzero(means == means.max())
+        return actions[int(best[0])]
+
+
+class _TreeSearcher(_Searcher):
+    """An agent built on :class:`SearchTree`, with optional tree reuse between moves."""
+
+    final = "visits"
+
+    def config(self) -> SearchConfig:
+        raise NotImplementedError
+
+    def reset(self) -> None:
+        super().reset()
+        self.tree: Optional[SearchTree] = None
+
+    def search(self, game: Game) -> SearchTree:
+        """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it."""
+        self._check_game(game)
+        tree = None
+        if self.reuse and self.tree is not None:
+            tree = self.tree.subtree(game)
+        if tree is None:
+            tree = SearchTree(game, self.config(), self._rng, capacity=(self.budget_iterations or 4096) + 1)
+        if self.time is not None:
+            tree.run_for(self.time)
+        else:
+            tree.run(self.budget_iterations)
+        self.tree = tree
+        return tree
+
+    def act(self, game: Game) -> int:
+        if len(game.legal_actions) == 1 and not game.game_finished:
+            return game.legal_actions[0]
+        return self.search(game).best_action(by=self.final)
+
+    def statistics(self) -> List[ChildStats]:
+        """The root children of the last search, from the point of view of the player who searched."""
+        return [] if self.tree is None else self.tree.children()
+
+
+_REUSE = Param("reuse", bool, False, doc="keep the subtree of the position reached between moves")
+
+
+@register
+class MCTS(_TreeSearcher):
+    """Monte Carlo Tree Search with a uniformly random tree policy (the reference thesis's MCTS).
+
+    Every iteration descends the tree choosing children uniformly at random,
+    expands one new node, plays a random game and backs the result up; the
+    move played is the child with the best mean (Chaslot et al. 2008; Coulom 2006).
+    """
+
+    name = "mcts"
+    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param())
+    final = "mean"
+
+    def config(self) -> SearchConfig:
+        return SearchConfig(tree_policy="random")
+
+
+@register
+class UCT(_TreeSearcher):
+    """UCT and its variants: heavy playouts, progressive bias and history, cut-off, RAVE, solver.
+
+    Children are chosen by UCB1, ``mean + c * sqrt(ln n / n_i)`` on the win
+    rate (draws worth ½) (Kocsis & Szepesvári 2006; Auer et al. 2002), plus the
+    optional terms of progressive bias and the history heuristic,
+    ``bias * h_i / n_i + history * hh_i / sqrt(n_i)`` (Chaslot et al. 2008),
+    and the AMAF mixing of RAVE (Gelly & Silver 2007).  With ``solver=True``
+    proven wins and losses propagate up the tree and proven moves are played
+    (Winands et al. 2008).  The move played is the most visited child.
+    """
+
+    name = "uct"
+    params = (
+        *budget_params(DEFAULT_ITERATIONS),
+        Param("c", float, math.sqrt(2) / 2, minimum=0.0, doc="exploration constant of UCB1"),
+        Param("playout", str, "random", choices=("random", "greedy"),
+              doc="playout policy: uniform, or greedy (weight 1 + seeds captured)"),
+        Param("bias", float, 0.0, minimum=0.0, doc="weight of the progressive-bias term (seeds captured / n_i)"),
+        Param("history", float, 0.0, minimum=0.0, doc="weight of the history-heuristic term"),
+        Param("cutoff", int, 0, minimum=0, doc="plies after which a playout is scored by captures (0: none)"),
+        Param("rave", float, 0.0, minimum=0.0, doc="RAVE equivalence parameter k (0: no RAVE)"),
+        Param("solver", bool, False, doc="MCTS-Solver: prove and play won and lost positions"),
+        _REUSE,
+        seed_param(),
+    )
+
+    def config(self) -> SearchConfig:
+        return SearchConfig(
+            c=self.c,
+            playout=self.playout,
+            bias=self.bias,
+            history=self.history,
+            cutoff=self.cutoff,
+            rave=self.rave,
+            solver=self.solver,
+        )

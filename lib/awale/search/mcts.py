@@ -1,0 +1,661 @@
+"""Monte Carlo Tree Search in compiled code, with the tree kept in preallocated arrays.
+
+One search, many variants: the tree policy, the playout policy, the playout
+cut-off, the heuristic terms, AMAF/RAVE and the solver are options of the same
+kernel (a :class:`SearchConfig`), not subclasses.  The tree is a structure of
+arrays, as in mctx: node ``i`` has a parent, a first child and a next sibling,
+the action that led to it, a bit mask of the legal actions not expanded yet, a
+visit count and a sum of rewards.  Positions are not stored: each iteration
+replays the actions from the root, which is cheap next to a playout, and keeps
+the repetition history exact.
+
+Rewards are in [0, 1] (win 1, draw ½, loss 0).  A node's sum of rewards is
+counted from the point of view of the player who moved into it, so at every
+node the player to move picks the child with the best statistics for
+themselves: the one-sided (negamax) form of the two-sided bounds of UCT.
+
+References:
+    Kocsis & Szepesvári (2006), Bandit based Monte-Carlo planning (UCT).
+    Auer, Cesa-Bianchi & Fischer (2002), Finite-time analysis of the multiarmed bandit problem (UCB1).
+    Coulom (2006), Efficient selectivity and backup operators in Monte-Carlo tree search.
+    Chaslot et al. (2008), Progressive strategies for Monte-Carlo tree search (progressive bias).
+    Gelly & Silver (2007), Combining online and offline knowledge in UCT (RAVE).
+    Winands, Björnsson & Saito (2008), Monte-Carlo tree search solver.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from typing import List, Optional
+
+import numpy as np
+
+from .._jit import jit
+from ..game import Game
+from ..rules import _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _sow, advance, legal_actions
+
+__all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes"]
+
+# Proven values, from the point of view of the player who moved into the node.
+UNKNOWN, LOSS, PROVEN_DRAW, WIN = 0, 1, 2, 3
+_PROVEN_NAMES = {UNKNOWN: "", LOSS: "loss", PROVEN_DRAW: "draw", WIN: "win"}
+
+# Columns of the int32 ``links`` array and of the int8 ``flags`` array.
+_PARENT, _FIRST, _NEXT, _VISITS = 0, 1, 2, 3
+_ACTION, _UNTRIED, _PROVEN = 0, 1, 2
+
+# Entries of the float64 configuration vector handed to the kernels.
+_C, _TREE_POLICY, _HEAVY, _BIAS, _HISTORY, _CUTOFF, _RAVE, _SOLVER = range(8)
+_RANDOM_TREE, _UCB = 0, 1
+
+_MAX_RECORDED = 4096  # moves of one iteration remembered for RAVE and the history heuristic
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchConfig:
+    """The options of the search.
+
+    Args:
+        c: exploration constant of UCB1.
+        tree_policy: ``"ucb"`` (UCT) or ``"random"`` (a uniformly random tree policy).
+        playout: ``"random"`` or ``"greedy"`` (heavy playouts: each move drawn
+            with weight 1 + the seeds it captures).
+        bias: weight of the progressive-bias term ``bias * h_i / n_i``, where
+            ``h_i`` is the number of seeds the move captures (0: off).
+        history: weight of the history-heuristic term ``history * hh_i / sqrt(n_i)``,
+            where ``hh_i`` is the mean reward of that move for that player over
+            every iteration of the search so far (0: off).
+        cutoff: playouts stop after this many plies and are scored by the
+            capture difference (0: play to the end).
+        rave: the equivalence parameter ``k`` of Gelly & Silver's schedule
+            ``beta = sqrt(k / (3 n + k))`` mixing AMAF and UCT values (0: off).
+        solver: MCTS-Solver: prove wins, losses and draws and propagate them.
+    """
+
+    c: float = math.sqrt(2) / 2
+    tree_policy: str = "ucb"
+    playout: str = "random"
+    bias: float = 0.0
+    history: float = 0.0
+    cutoff: int = 0
+    rave: float = 0.0
+    solver: bool = False
+
+    def __post_init__(self) -> None:
+        if self.tree_policy not in ("ucb", "random"):
+            raise ValueError(f"tree_policy must be 'ucb' or 'random', got {self.tree_policy!r}")
+        if self.playout not in ("random", "greedy"):
+            raise ValueError(f"playout must be 'random' or 'greedy', got {self.playout!r}")
+        for name in ("c", "bias", "history", "rave", "cutoff"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be non-negative, got {getattr(self, name)!r}")
+
+    def vector(self) -> np.ndarray:
+        """The configuration as the kernels read it."""
+        return np.array(
+            [
+                self.c,
+                _UCB if self.tree_policy == "ucb" else _RANDOM_TREE,
+                self.playout == "greedy",
+                self.bias,
+                self.history,
+                self.cutoff,
+                self.rave,
+                self.solver,
+            ],
+            dtype=np.float64,
+        )
+
+
+def node_bytes(config: SearchConfig) -> int:
+    """Bytes of tree per node under ``config`` (the arrays of :class:`SearchTree`)."""
+    plain = 4 * 4 + 3 + 4 + 2  # links (4 x int32), flags (3 x int8), value (float32), gain (int16)
+    return plain + (8 if config.rave > 0 else 0)  # AMAF visits (int32) and rewards (float32)
+
+
+@dataclasses.dataclass(frozen=True)
+class ChildStats:
+    """One child of the root, seen by the player to move at the root."""
+
+    action: int
+    visits: int
+    mean: float
+    proven: str  # "win", "loss", "draw", or "" when not proven
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@jit
+def _reward(state, size, total):
+    """South's reward: the outcome of a finished game, or the capture difference of a cut-off one."""
+    outcome = state[size + 4]
+    if outcome == SOUTH:
+        return 1.0
+    if outcome == NORTH:
+        return 0.0
+    if outcome == DRAW:
+        return 0.5
+    value = 0.5 + (state[size] - state[size + 1]) / total
+    return min(1.0, max(0.0, value))
+
+
+@jit
+def _heavy_choice(state, params, out, count, rng, scratch):
+    """A legal action drawn with weight 1 + the seeds it would capture."""
+    n = params[0]
+    size = 2 * n
+    player = state[size + 2]
+    total_weight = 0
+    for j in range(count):
+        for i in range(size):
+            scratch[i] = state[i]
+        last = _sow(scratch, player * n + out[j], size)
+        weight = 1 + _capture(scratch, last, player, n, params[_R_GRAND_SLAM])
+        scratch[size + j] = weight
+        total_weight += weight
+    pick = _below(rng, total_weight)
+    for j in range(count):
+        pick -= scratch[size + j]
+        if pick < 0:
+            return out[j]
+    return out[count - 1]
+
+
+@jit(inline=False)
+def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch):
+    """Playout moves until the game ends, the cut-off is reached or the history is full.
+
+    Each move is recorded in ``played`` as ``player * n + action``.
+    Returns ``(length, count, moves_left, n_played)``.
+    """
+    n = params[0]
+    size = 2 * n
+    capacity = keys.shape[0]
+    while count > 0 and moves_left != 0 and length + 1 < capacity:
+        if heavy:
+            action = _heavy_choice(state, params, out, count, rng, scratch)
+        else:
+            action = out[_below(rng, count)]
+        if n_played < played.shape[0]:
+            played[n_played] = state[size + 2] * n + action
+            n_played += 1
+        _, length, count = advance(state, params, action, keys, boards, length, out)
+        moves_left -= 1
+    return length, count, moves_left, n_played
+
+
+@jit
+def _grown(keys, boards, length):
+    """The history arrays with twice the room, the first ``length`` rows kept."""
+    capacity = 2 * keys.shape[0]
+    new_keys = np.empty(capacity, dtype=np.int64)
+    new_boards = np.empty((capacity, boards.shape[1]), dtype=np.int64)
+    for j in range(length):
+        new_keys[j] = keys[j]
+        for i in range(boards.shape[1]):
+            new_boards[j, i] = boards[j, i]
+    return new_keys, new_boards
+
+
+@jit
+def _nth_bit(mask, k):
+    """The index of the ``k``-th set bit of ``mask`` (from 0)."""
+    index = 0
+    while True:
+        if mask & 1:
+            if k == 0:
+                return index
+            k -= 1
+        mask >>= 1
+        index += 1
+
+
+@jit
+def _bit_count(mask):
+    count = 0
+    while mask:
+        mask &= mask - 1
+        count += 1
+    return count
+
+
+@jit
+def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng):
+    """The child of ``node`` to descend into (``player`` is to move at ``node``)."""
+    solver = cfg[_SOLVER] != 0
+    if cfg[_TREE_POLICY] == _RANDOM_TREE:
+        count = 0
+        child = links[node, _FIRST]
+        while child >= 0:
+            count += not (solver and flags[child, _PROVEN] == LOSS)
+            child = links[child, _NEXT]
+        pick = _below(rng, max(count, 1))
+        child = links[node, _FIRST]
+        while child >= 0:
+            if not (solver and flags[child, _PROVEN] == LOSS):
+                if pick == 0:
+                    return child
+                pick -= 1
+            child = links[child, _NEXT]
+        return links[node, _FIRST]
+    c = cfg[_C]
+    k = cfg[_RAVE]
+    log_n = math.log(max(links[node, _VISITS], 1))
+    best = links[node, _FIRST]
+    best_score = -1e300
+    child = links[node, _FIRST]
+    while child >= 0:
+        if solver and flags[child, _PROVEN] == LOSS:
+            child = links[child, _NEXT]
+            continue
+        visits = links[child, _VISITS]
+        mean = value[child] / visits
+        if k > 0 and amaf_n[child] > 0:
+            beta = math.sqrt(k / (3.0 * visits + k))
+            mean = (1.0 - beta) * mean + beta * amaf_w[child] / amaf_n[child]
+        score = mean + c * math.sqrt(log_n / visits)
+        if cfg[_BIAS] != 0:
+            score += cfg[_BIAS] * gain[child] / visits
+        if cfg[_HISTORY] != 0:
+            action = flags[child, _ACTION]
+            if history[player, 1, action] > 0:
+                score += cfg[_HISTORY] * history[player, 0, action] / history[player, 1, action] / math.sqrt(visits)
+        # A tiny random jitter breaks ties, so the order of the children cannot matter.
+        score += 1e-9 * _below(rng, 1024)
+        if score > best_score:
+            best_score = score
+            best = child
+        child = links[child, _NEXT]
+    return best
+
+
+@jit
+def _try_prove(node, links, flags):
+    """MCTS-Solver: the proven value of ``node`` from its children's, or UNKNOWN."""
+    all_proven = flags[node, _UNTRIED] == 0
+    best = UNKNOWN
+    child = links[node, _FIRST]
+    while child >= 0:
+        proven = flags[child, _PROVEN]
+        if proven == WIN:
+            return LOSS  # the player to move here wins by moving there
+        if proven == UNKNOWN:
+            all_proven = False
+        elif proven > best:
+            best = proven
+        child = links[child, _NEXT]
+    if not all_proven or best == UNKNOWN:
+        return UNKNOWN
+    return WIN if best == LOSS else best  # every move loses: a win for whoever moved here
+
+
+@jit(inline=False)
+def _iterate(iterations, root_state, root_keys, root_boards, root_length, params, cfg, rng,
+             links, flags, value, gain, amaf_n, amaf_w, history, used):
+    """Run up to ``iterations`` iterations on the tree; return ``(iterations done, nodes used)``.
+
+    Stops early when the tree is full or, with the solver, when the root is proven.
+    """
+    n = params[0]
+    size = 2 * n
+    total = params[1]
+    solver = cfg[_SOLVER] != 0
+    rave = cfg[_RAVE] > 0
+    track_history = cfg[_HISTORY] != 0
+    heavy = cfg[_HEAVY] != 0
+    cutoff = np.int64(cfg[_CUTOFF])
+    capacity = links.shape[0]
+    root_player = root_state[size + 2]
+
+    state = np.empty_like(root_state)
+    room = 256
+    while room < 2 * (root_length + 1):
+        room *= 2
+    keys = np.empty(room, dtype=np.int64)
+    boards = np.empty((room, size + 1), dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    path = np.empty(capacity + 1, dtype=np.int64)
+    played = np.empty(_MAX_RECORDED, dtype=np.int64)
+    scratch = np.empty(size + n, dtype=np.int64)
+    seen = np.zeros(2, dtype=np.int64)
+
+    done = 0
+    while done < iterations:
+        if used >= capacity or (solver and flags[0, _PROVEN] != UNKNOWN):
+            break
+        done += 1
+        for i in range(root_state.shape[0]):
+            state[i] = root_state[i]
+        for j in range(root_length):
+            keys[j] = root_keys[j]
+            for i in range(size + 1):
+                boards[j, i] = root_boards[j, i]
+        length = root_length
+        count = legal_actions(state, params, out)
+        node = 0
+        depth = 0
+        path[0] = 0
+        n_played = 0
+        reward = -1.0
+
+        # Selection, then expansion of one new node.
+        while True:
+            if solver and depth > 0 and flags[node, _PROVEN] != UNKNOWN:
+                proven = flags[node, _PROVEN]
+                mover_reward = 1.0 if proven == WIN else (0.0 if proven == LOSS else 0.5)
+                mover = root_player ^ ((depth - 1) & 1)
+                reward = mover_reward if mover == 0 else 1.0 - mover_reward
+                break
+            mask = flags[node, _UNTRIED]
+            if mask == 0 and links[node, _FIRST] < 0:
+                break  # a finished game
+            player = state[size + 2]
+            if mask != 0:
+                action = _nth_bit(mask, _below(rng, _bit_count(mask)))
+                flags[node, _UNTRIED] = mask & ~(1 << action)
+                child = used
+                used += 1
+            else:
+                child = _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng)
+                action = flags[child, _ACTION]
+            if length + 1 >= keys.shape[0]:
+                keys, boards = _grown(keys, boards, length)
+            captured, length, count = advance(state, params, action, keys, boards, length, out)
+            if n_played < _MAX_RECORDED:
+                played[n_played] = player * n + action
+                n_played += 1
+            depth += 1
+            path[depth] = child
+            if mask != 0:  # link the new node in as the first child
+                links[child, _PARENT] = node
+                links[child, _FIRST] = -1
+                links[child, _NEXT] = links[node, _FIRST]
+                links[child, _VISITS] = 0
+                links[node, _FIRST] = child
+                untried = 0
+                for j in range(count):
+                    untried |= 1 << out[j]
+                flags[child, _ACTION] = action
+                flags[child, _UNTRIED] = untried
+                flags[child, _PROVEN] = UNKNOWN
+                value[child] = 0.0
+                gain[child] = captured
+                if rave:
+                    amaf_n[child] = 0
+                    amaf_w[child] = 0.0
+                if solver and count == 0:
+                    outcome = state[size + 4]
+                    flags[child, _PROVEN] = PROVEN_DRAW if outcome == DRAW else (WIN if outcome == player else LOSS)
+                node = child
+                break
+            node = child
+
+        # Simulation.
+        if reward < 0:
+            moves_left = cutoff if cutoff > 0 else -1
+            while count > 0 and moves_left != 0:
+                length, count, moves_left, n_played = _rollout(
+                    state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch
+                )
+                if count > 0 and moves_left != 0:
+                    keys, boards = _grown(keys, boards, length)
+            reward = _reward(state, size, total)
+
+        # Backpropagation, with the AMAF statistics of RAVE along the way.
+        seen[0] = 0
+        seen[1] = 0
+        ply = n_played - 1
+        for d in range(depth, -1, -1):
+            nd = path[d]
+            links[nd, _VISITS] += 1
+            mover = root_player ^ ((d + 1) & 1)
+            value[nd] += reward if mover == 0 else 1.0 - reward
+            if rave:
+                while ply >= d:  # moves played at this depth or later
+                    seen[played[ply] // n] |= 1 << (played[ply] % n)
+                    ply -= 1
+                to_move = root_player ^ (d & 1)
+                mine = reward if to_move == 0 else 1.0 - reward
+                child = links[nd, _FIRST]
+                while child >= 0:
+                    if (seen[to_move] >> flags[child, _ACTION]) & 1:
+                        amaf_n[child] += 1
+                        amaf_w[child] += mine
+                    child = links[child, _NEXT]
+        if track_history:
+            for k in range(n_played):
+                player = played[k] // n
+                history[player, 0, played[k] % n] += reward if player == 0 else 1.0 - reward
+                history[player, 1, played[k] % n] += 1.0
+        if solver:
+            d = depth
+            while d >= 1 and flags[path[d], _PROVEN] != UNKNOWN:
+                parent = path[d - 1]
+                if flags[parent, _PROVEN] != UNKNOWN:
+                    break
+                proven = _try_prove(parent, links, flags)
+                if proven == UNKNOWN:
+                    break
+                flags[parent, _PROVEN] = proven
+                d -= 1
+    return done, used
+
+
+@jit(inline=False)
+def _compact(root, links, flags, value, gain, amaf_n, amaf_w, new_links, new_flags, new_value, new_gain,
+             new_amaf_n, new_amaf_w):
+    """Copy the subtree under ``root`` into the new arrays (breadth first); return its size."""
+    rave = amaf_n.shape[0] == links.shape[0] and new_amaf_n.shape[0] == new_links.shape[0]
+    order = np.empty(links.shape[0], dtype=np.int64)
+    index = np.full(links.shape[0], -1, dtype=np.int64)
+    order[0] = root
+    index[root] = 0
+    head = 0
+    tail = 1
+    while head < tail:
+        old = order[head]
+        head += 1
+        child = links[old, _FIRST]
+        while child >= 0:
+            order[tail] = child
+            index[child] = tail
+            tail += 1
+            child = links[child, _NEXT]
+    for new in range(tail):
+        old = order[new]
+        for column in range(4):
+            new_links[new, column] = links[old, column]
+        for column in range(3):
+            new_flags[new, column] = flags[old, column]
+        new_links[new, _PARENT] = index[links[old, _PARENT]] if new > 0 else -1
+        new_links[new, _FIRST] = index[links[old, _FIRST]] if links[old, _FIRST] >= 0 else -1
+        new_links[new, _NEXT] = index[links[old, _NEXT]] if (new > 0 and links[old, _NEXT] >= 0) else -1
+        new_value[new] = value[old]
+        new_gain[new] = gain[old]
+        if rave:
+            new_amaf_n[new] = amaf_n[old]
+            new_amaf_w[new] = amaf_w[old]
+    return tail
+
+
+# --------------------------------------------------------------------------- the Python side
+
+
+class SearchTree:
+    """A search tree rooted at a game, grown by :meth:`run` and read by :meth:`children`.
+
+    Args:
+        game: the root position (not finished).
+        config: the options of the search.
+        rng: the kernels' random state (:func:`awale.rules.seed_rng`); it is
+            advanced in place, so one generator can serve a whole match.
+        capacity: nodes to allocate; one iteration adds at most one node.
+    """
+
+    def __init__(self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int = 1024) -> None:
+        if game.game_finished:
+            raise ValueError("cannot search from a finished game")
+        self.game = game
+        self.config = config
+        self._cfg = config.vector()
+        self._rng = rng
+        n = game.rules.pits_per_side
+        self.history = np.zeros((2, 2, n), dtype=np.float64)
+        self._allocate(max(int(capacity), 2))
+        root_mask = 0
+        for action in game.legal_actions:
+            root_mask |= 1 << action
+        self._links[0] = (-1, -1, -1, 0)
+        self._flags[0] = (0, root_mask, UNKNOWN)
+        self.used = 1
+        self.iterations = 0
+
+    def _allocate(self, capacity: int) -> None:
+        rave = self.config.rave > 0
+        self._links = np.empty((capacity, 4), dtype=np.int32)
+        self._flags = np.empty((capacity, 3), dtype=np.int8)
+        self._value = np.empty(capacity, dtype=np.float32)
+        self._gain = np.empty(capacity, dtype=np.int16)
+        self._amaf_n = np.empty(capacity if rave else 1, dtype=np.int32)
+        self._amaf_w = np.empty(capacity if rave else 1, dtype=np.float32)
+
+    @property
+    def capacity(self) -> int:
+        return self._links.shape[0]
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the tree's arrays."""
+        arrays = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
+        return sum(a.nbytes for a in arrays)
+
+    def reserve(self, nodes: int) -> None:
+        """Make room for ``nodes`` more nodes, keeping the tree."""
+        needed = self.used + nodes
+        if needed <= self.capacity:
+            return
+        old = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
+        self._allocate(max(needed, 2 * self.capacity))
+        new = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
+        for a, b in zip(old, new):
+            if a.shape[0] > 1:
+                b[: self.used] = a[: self.used]
+
+    def run(self, iterations: int) -> int:
+        """Run ``iterations`` iterations (fewer if the root gets proven); return how many ran."""
+        self.reserve(iterations)
+        game = self.game
+        done, self.used = _iterate(
+            iterations, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
+            self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
+            self.history, self.used,
+        )
+        self.iterations += int(done)
+        return int(done)
+
+    def run_for(self, seconds: float) -> int:
+        """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran."""
+        deadline = time.perf_counter() + seconds
+        done, chunk = 0, 64
+        while time.perf_counter() < deadline and not self.proven_root:
+            start = time.perf_counter()
+            ran = self.run(chunk)
+            done += ran
+            if ran < chunk:
+                break
+            elapsed = time.perf_counter() - start
+            remaining = deadline - time.perf_counter()
+            # Aim each chunk at a quarter of the time left, so the deadline is not overrun by much.
+            chunk = max(16, int(chunk / max(elapsed, 1e-6) * remaining / 4))
+        return done
+
+    @property
+    def root_visits(self) -> int:
+        return int(self._links[0, _VISITS])
+
+    @property
+    def proven_root(self) -> str:
+        """The proven value of the root for the player to move there: "win", "loss", "draw" or ""."""
+        return _PROVEN_NAMES[int(_negate_py(self._flags[0, _PROVEN]))]
+
+    def children(self) -> List[ChildStats]:
+        """The root's children, in ascending order of action."""
+        stats = []
+        child = int(self._links[0, _FIRST])
+        while child >= 0:
+            visits = int(self._links[child, _VISITS])
+            stats.append(
+                ChildStats(
+                    action=int(self._flags[child, _ACTION]),
+                    visits=visits,
+                    mean=float(self._value[child]) / visits if visits else 0.0,
+                    proven=_PROVEN_NAMES[int(self._flags[child, _PROVEN])],
+                )
+            )
+            child = int(self._links[child, _NEXT])
+        return sorted(stats, key=lambda s: s.action)
+
+    def best_action(self, by: str = "visits") -> int:
+        """The action to play: a proven win if there is one, never a proven loss if avoidable,
+        otherwise the most visited child (``by="visits"``) or the best mean (``by="mean"``)."""
+        stats = self.children()
+        if not stats:
+            return self.game.legal_actions[0]
+        wins = [s for s in stats if s.proven == "win"]
+        if wins:
+            return wins[0].action
+        candidates = [s for s in stats if s.proven != "loss"] or stats
+        if by == "mean":
+            return max(candidates, key=lambda s: (s.mean, s.visits)).action
+        return max(candidates, key=lambda s: (s.visits, s.mean)).action
+
+    def subtree(self, game: Game) -> Optional["SearchTree"]:
+        """The tree under the node reached by ``game``, if ``game`` continues the root's game.
+
+        Looks at most two plies down (our move, then the opponent's); the
+        game must match in position and in repetition history.
+        """
+        frontier = [(0, self.game)]
+        for _ in range(2):
+            following = []
+            for node, position in frontier:
+                child = int(self._links[node, _FIRST])
+                while child >= 0:
+                    following.append((child, position.step(int(self._flags[child, _ACTION]))[0]))
+                    child = int(self._links[child, _NEXT])
+            for node, position in following:
+                if _same_game(position, game):
+                    return self._rerooted(node, game)
+            frontier = following
+        return None
+
+    def _rerooted(self, node: int, game: Game) -> Optional["SearchTree"]:
+        if game.game_finished:
+            return None
+        tree = SearchTree.__new__(SearchTree)
+        tree.game, tree.config, tree._cfg, tree._rng = game, self.config, self._cfg, self._rng
+        tree.history = self.history
+        tree._allocate(self.capacity)
+        tree.used = int(
+            _compact(node, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
+                     tree._links, tree._flags, tree._value, tree._gain, tree._amaf_n, tree._amaf_w)
+        )
+        tree.iterations = int(tree._links[0, _VISITS])
+        return tree
+
+
+def _negate_py(proven: int) -> int:
+    return {WIN: LOSS, LOSS: WIN}.get(int(proven), int(proven))
+
+
+def _same_game(a: Game, b: Game) -> bool:
+    """Same position, same plies and the same positions since the last capture."""
+    return (
+        a == b
+        and a.plies == b.plies
+        and a._length == b._length
+        and np.array_equal(a._keys[: a._length], b._keys[: b._length])
+    )
