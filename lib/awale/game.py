@@ -9,6 +9,7 @@ the rules are applied by the kernels of :mod:`awale.rules`.
 from __future__ import annotations
 
 import dataclasses
+import math
 import operator
 from typing import Iterable, List, Optional, Sequence, Tuple
 
@@ -18,7 +19,15 @@ from . import rules as _k
 from .render import SVG, pit_label, svg_board, text_board
 from .rules import Rules
 
-__all__ = ["Game", "IllegalActionError", "InvalidPositionError", "PlayoutStats", "simulate"]
+__all__ = [
+    "Game",
+    "TreeGame",
+    "TreeStatsGame",
+    "IllegalActionError",
+    "InvalidPositionError",
+    "PlayoutStats",
+    "simulate",
+]
 
 PLAYERS = ("South", "North")
 
@@ -339,3 +348,94 @@ def simulate(game: Game, n_playouts: int, seed: "int | np.random.Generator" = 0)
         game._state, game.rules.params, game._keys, game._boards, game._length, n_playouts, rng
     )
     return PlayoutStats(*(int(x) for x in result))
+
+
+class TreeGame(Game):
+    """A :class:`Game` that is also a node of the game tree: it knows its parent and its children.
+
+    ``step`` on a tree game returns the child for that action, creating it the
+    first time and reusing it afterwards, so a tree grows as it is explored.
+
+    >>> root = TreeGame()
+    >>> child = root.step(2)[0]
+    >>> child.parent is root and root.children[2] is child and child.action == 2
+    True
+    """
+
+    __slots__ = ("parent", "action", "captured", "children")
+
+    def __init__(self, rules: Optional[Rules] = None) -> None:
+        super().__init__(rules)
+        self._init_node()
+
+    @classmethod
+    def from_position(cls, *args, **kwargs) -> "TreeGame":
+        game = super().from_position(*args, **kwargs)
+        game._init_node()
+        return game
+
+    def _init_node(self) -> None:
+        self.parent: Optional[TreeGame] = None
+        self.action: Optional[int] = None  # the action that led here from the parent
+        self.captured = 0  # the seeds that action captured
+        self.children: dict = {}  # action -> TreeGame
+
+    def step(self, action: int) -> Tuple["TreeGame", int, bool]:
+        """The child reached by ``action`` (created on first use), the seeds captured, and whether it is final."""
+        action = self._check_action(action)
+        child = self.children.get(action)
+        if child is None:
+            child, captured, _ = super().step(action)
+            child._init_node()
+            child.parent, child.action, child.captured = self, action, captured
+            self.children[action] = child
+        return child, child.captured, child.game_finished
+
+    def expand(self) -> List["TreeGame"]:
+        """Create every child (one per legal action) and return them in action order."""
+        return [self.step(action)[0] for action in self.legal_actions]
+
+    @property
+    def depth(self) -> int:
+        """Plies from the root of the tree."""
+        return 0 if self.parent is None else self.parent.depth + 1
+
+    @property
+    def is_fully_expanded(self) -> bool:
+        """Every legal action has its child."""
+        return len(self.children) == len(self._legal)
+
+
+class TreeStatsGame(TreeGame):
+    """A :class:`TreeGame` that counts the playouts through it: the node of Monte Carlo Tree Search.
+
+    ``wins`` is counted for the player who moved *into* this node (a win 1, a
+    draw ½), so a parent compares its children from its own point of view.
+    """
+
+    __slots__ = ("visits", "wins")
+
+    def _init_node(self) -> None:
+        super()._init_node()
+        self.visits = 0
+        self.wins = 0.0
+
+    def record(self, winner: Optional[int]) -> None:
+        """Count one playout through this node that ended with ``winner`` (None: a draw)."""
+        self.visits += 1
+        mover = None if self.parent is None else self.parent.current_player
+        if winner is None:
+            self.wins += 0.5
+        elif winner == mover:
+            self.wins += 1.0
+
+    @property
+    def mean(self) -> float:
+        """The mean reward of the playouts through this node for the player who moved into it."""
+        return self.wins / self.visits if self.visits else 0.0
+
+    def ucb(self, c: float = 2 ** 0.5 / 2) -> float:
+        """UCB1 of this node seen from its parent: ``mean + c * sqrt(ln N / n)`` (infinite if unvisited)."""
+        if self.visits == 0:
+            return float("inf")
+        return self.mean + c * math.sqrt(math.log(self.parent.visits) / self.visits)

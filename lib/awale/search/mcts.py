@@ -583,8 +583,11 @@ class SearchTree:
 
     def children(self) -> List[ChildStats]:
         """The root's children, in ascending order of action."""
+        return self._children_of(0)
+
+    def _children_of(self, node: int) -> List[ChildStats]:
         stats = []
-        child = int(self._links[0, _FIRST])
+        child = int(self._links[node, _FIRST])
         while child >= 0:
             visits = int(self._links[child, _VISITS])
             stats.append(
