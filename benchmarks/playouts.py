@@ -15,25 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from typing import Callable, Dict, List
+from typing import Dict, List
 
 from awale import Game, simulate
+from common import best_rate
 
 __all__ = ["run"]
-
-
-def _rate(work: Callable[[int], int], budget: float, first: int) -> float:
-    """Units of work per second: run batches until ``budget`` seconds, keep the best batch rate."""
-    best, size, spent = 0.0, first, 0.0
-    while spent < budget:
-        start = time.perf_counter()
-        done = work(size)
-        elapsed = time.perf_counter() - start
-        spent += elapsed
-        best = max(best, done / elapsed)
-        if elapsed < budget / 5:
-            size *= 2
-    return best
 
 
 def awale_playouts(count: int, _seed=[0]) -> int:
@@ -77,12 +64,12 @@ def compile_seconds() -> Dict[str, float]:
 
 
 def run(budget: float = 3.0) -> List[str]:
-    """Measure and return the report's lines."""
+    """Measure for ``budget`` seconds per figure and return the report's lines."""
     awale_playouts(10)  # compile (or load the cache) before timing
-    ours = _rate(awale_playouts, budget, 2000)
-    api = _rate(awale_python_api, budget, 20)
+    ours = best_rate(awale_playouts, budget, 2000)
+    api = best_rate(awale_python_api, budget, 20)
     try:
-        theirs = _rate(openspiel_playouts, budget, 20)
+        theirs = best_rate(openspiel_playouts, budget, 20)
     except ImportError:
         theirs = float("nan")
     compiled = compile_seconds()

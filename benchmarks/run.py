@@ -9,23 +9,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import mcts  # noqa: E402
 import playouts  # noqa: E402
 
-BENCHMARKS = {"playouts": playouts.run}
+BENCHMARKS = {
+    "playouts": lambda args: playouts.run(budget=args.seconds),
+    "mcts": lambda args: mcts.run(games_per_match=args.games),
+}
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("names", nargs="*", choices=[[], *BENCHMARKS], default=[],
-                        help=f"benchmarks to run (default: all of {', '.join(BENCHMARKS)})")
+    parser.add_argument("names", nargs="*", metavar="NAME",
+                        help=f"benchmarks to run, among: {', '.join(BENCHMARKS)} (default: all)")
     parser.add_argument("--seconds", type=float, default=3.0,
-                        help="time spent measuring each figure (default: 3)")
+                        help="time spent measuring each playout rate (default: 3)")
+    parser.add_argument("--games", type=int, default=40,
+                        help="games per match in the game benchmarks (default: 40)")
     args = parser.parse_args(argv)
-    if args.seconds <= 0:
-        parser.error("--seconds must be positive")
-    print(f"# {platform.processor() or platform.machine()}, Python {platform.python_version()}")
+    unknown = [name for name in args.names if name not in BENCHMARKS]
+    if unknown:
+        parser.error(f"unknown benchmark {', '.join(unknown)}; choose among {', '.join(BENCHMARKS)}")
+    if args.seconds <= 0 or args.games < 1:
+        parser.error("--seconds must be positive and --games at least 1")
+    print(f"# {platform.machine()}, Python {platform.python_version()}")
     for name in args.names or BENCHMARKS:
-        print("\n".join(BENCHMARKS[name](args.seconds)))
+        print("\n".join(BENCHMARKS[name](args)), flush=True)
     return 0
 
 

@@ -121,6 +121,10 @@ class Agent:
         if game.game_finished:
             raise ValueError(f"{self.name}: the game is over, there is no action to choose")
 
+    def replace(self, **changes: Any) -> "Agent":
+        """A new agent of the same kind with some parameters changed (checked like any other)."""
+        return type(self)(**{**self._values, **changes})
+
     @property
     def spec(self) -> str:
         """The canonical spec: the name and every parameter that differs from its default."""

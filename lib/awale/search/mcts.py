@@ -263,8 +263,8 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
             action = flags[child, _ACTION]
             if history[player, 1, action] > 0:
                 score += cfg[_HISTORY] * history[player, 0, action] / history[player, 1, action] / math.sqrt(visits)
-        # A tiny random jitter breaks ties, so the order of the children cannot matter.
-        score += 1e-9 * _below(rng, 1024)
+        # Ties go to the first child in the list; children are linked in the random order of
+        # their expansion, so no action is favoured.
         if score > best_score:
             best_score = score
             best = child
