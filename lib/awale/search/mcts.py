@@ -187,7 +187,7 @@ def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_
     return length, count, moves_left, n_played
 
 
-@jit
+@jit(inline=False)
 def _grown(keys, boards, length):
     """The history arrays with twice the room, the first ``length`` rows kept."""
     capacity = 2 * keys.shape[0]
@@ -198,6 +198,12 @@ def _grown(keys, boards, length):
         for i in range(boards.shape[1]):
             new_boards[j, i] = boards[j, i]
     return new_keys, new_boards
+
+
+@jit(inline=False)
+def _descend(state, params, action, keys, boards, length, out):
+    """One move of the descent through the tree (kept out of line: it is not the hot loop)."""
+    return advance(state, params, action, keys, boards, length, out)
 
 
 @jit
@@ -222,7 +228,7 @@ def _bit_count(mask):
     return count
 
 
-@jit
+@jit(inline=False)
 def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng):
     """The child of ``node`` to descend into (``player`` is to move at ``node``)."""
     solver = cfg[_SOLVER] != 0
@@ -272,7 +278,7 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
     return best
 
 
-@jit
+@jit(inline=False)
 def _try_prove(node, links, flags):
     """MCTS-Solver: the proven value of ``node`` from its children's, or UNKNOWN."""
     all_proven = flags[node, _UNTRIED] == 0
@@ -363,7 +369,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 action = flags[child, _ACTION]
             if length + 1 >= keys.shape[0]:
                 keys, boards = _grown(keys, boards, length)
-            captured, length, count = advance(state, params, action, keys, boards, length, out)
+            captured, length, count = _descend(state, params, action, keys, boards, length, out)
             if n_played < _MAX_RECORDED:
                 played[n_played] = player * n + action
                 n_played += 1
