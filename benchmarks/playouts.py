@@ -14,7 +14,6 @@ import random
 import subprocess
 import sys
 import tempfile
-import time
 from typing import Dict, List
 
 from awale import Game, simulate

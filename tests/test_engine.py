@@ -11,7 +11,6 @@ import pytest
 
 from awale import Game, Rules, simulate
 from awale._jit import COMPILED
-from awale.rules import perft
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -76,7 +75,6 @@ def test_simulate_needs_a_game():
 PROBE = """
 import json
 from awale import Game, Rules, simulate
-from awale.rules import perft
 from awale._jit import COMPILED
 results = {"compiled": COMPILED}
 for n, s in [(6, 4), (4, 3), (2, 2)]:

@@ -1,6 +1,5 @@
 """The compiled Monte Carlo Tree Search and the Monte Carlo agents: counters, reuse, tactics, options."""
 
-import numpy as np
 import pytest
 
 from awale import Game, Rules
