@@ -75,6 +75,7 @@ def test_simulate_needs_a_game():
 PROBE = """
 import json
 from awale import Game, Rules, simulate
+from awale.rules import perft
 from awale._jit import COMPILED
 results = {"compiled": COMPILED}
 for n, s in [(6, 4), (4, 3), (2, 2)]:
