@@ -1,8 +1,9 @@
 """Boards as text and as SVG.
 
 The functions take any object with the attributes of :class:`awale.Game`
-(``pits``, ``captures``, ``current_player``, ``game_finished``, ``winner`` and
-``rules.pits_per_side``), so this module depends on nothing else in the package.
+(``pits``, ``captures``, ``current_player``, ``game_finished`` and ``winner``),
+so this module depends on nothing else in the package and the thesis's own
+``Game`` classes can use it too.
 
 Seen from South's seat, South's row runs left to right at the bottom and
 North's row right to left at the top: seeds travel anticlockwise.  Pits are
@@ -20,10 +21,6 @@ __all__ = ["BoardLike", "SVG", "pit_label", "text_board", "svg_board"]
 PLAYER_NAMES = ("South", "North")
 
 
-class _RulesLike(Protocol):
-    pits_per_side: int
-
-
 class BoardLike(Protocol):
     """What the renderers read from a position."""
 
@@ -32,7 +29,6 @@ class BoardLike(Protocol):
     current_player: int
     game_finished: bool
     winner: "int | None"
-    rules: _RulesLike
 
 
 class SVG(str):
@@ -67,7 +63,7 @@ def _checked_highlight(highlight: Iterable[int], pits_per_side: int) -> frozense
 
 def text_board(game: BoardLike, highlight: Iterable[int] = ()) -> str:
     """The board as text, North on top; highlighted pits are marked with ``*``."""
-    n = game.rules.pits_per_side
+    n = len(game.pits) // 2
     marked = _checked_highlight(highlight, n)
     north = range(2 * n - 1, n - 1, -1)
     south = range(n)
@@ -114,7 +110,7 @@ def svg_board(game: BoardLike, highlight: Iterable[int] = (), title: str = "") -
         highlight: absolute pit indices (``0..2n-1``) to draw in colour.
         title: an accessible title (shown as a tooltip by browsers).
     """
-    n = game.rules.pits_per_side
+    n = len(game.pits) // 2
     marked = _checked_highlight(highlight, n)
     width = (n + 2) * _CELL + 2 * _MARGIN
     height = 2 * _CELL + 2 * _MARGIN + 44

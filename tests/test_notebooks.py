@@ -1,0 +1,68 @@
+"""The thesis's notebooks: they carry no outputs, run top to bottom, and their classes match the library's.
+
+Each notebook is executed once, with the drift checks of that chapter appended as a last cell: the check runs
+in the notebook's own kernel, against the classes the chapter built, and fails the cell on any difference.
+"""
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+
+# The chapter's final Game against awale.Game, move for move on seeded random games of several board sizes.
+GAME_DRIFT = """
+import random as _random
+import awale as _awale
+
+
+def _drift(n, s, games, seed):
+    rng = _random.Random(seed)
+    plies = 0
+    for _ in range(games):
+        ours, library = Game(n, s), _awale.Game(_awale.Rules(pits_per_side=n, seeds_per_pit=s))
+        while True:
+            assert ours.pits == library.pits, (ours.pits, library.pits)
+            assert ours.captures == library.captures, (ours.captures, library.captures)
+            assert ours.current_player == library.current_player
+            assert ours.legal_actions == library.legal_actions, (ours.legal_actions, library.legal_actions)
+            assert ours.game_finished == library.game_finished and ours.winner == library.winner
+            if library.game_finished:
+                break
+            action = rng.choice(library.legal_actions)
+            (ours, taken, finished), (library, expected, done) = ours.step(action), library.step(action)
+            assert (taken, finished) == (expected, done)
+            plies += 1
+    return plies
+
+
+_plies = sum(_drift(n, s, 40, seed=n * 100 + s) for n, s in [(6, 4), (5, 3), (4, 3), (3, 2), (2, 2), (6, 2)])
+assert _plies > 10_000, _plies
+"""
+
+CHECKS = {"02-awale.ipynb": GAME_DRIFT}
+
+
+def test_the_thesis_has_chapters():
+    assert NOTEBOOKS, "no notebook found in notebooks/"
+    assert all(path.name[:2].isdigit() for path in NOTEBOOKS), "chapters are named NN-title.ipynb"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_committed_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: cell {index} has outputs"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_notebook_runs_and_matches_the_library(path):
+    notebook = nbformat.read(path, as_version=4)
+    if path.name in CHECKS:
+        notebook.cells.append(nbformat.v4.new_code_cell(CHECKS[path.name]))
+    client = NotebookClient(notebook, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
+    client.execute()  # raises CellExecutionError, naming the cell, on any error or failed check
