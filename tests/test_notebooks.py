@@ -43,7 +43,38 @@ _plies = sum(_drift(n, s, 40, seed=n * 100 + s) for n, s in [(6, 4), (5, 3), (4,
 assert _plies > 10_000, _plies
 """
 
-CHECKS = {"02-awale.ipynb": GAME_DRIFT}
+# The chapter's TreeGame against awale.TreeGame: same positions, same tree structure.
+TREE_DRIFT = """
+import random as _random
+import awale as _awale
+
+
+def _tree_drift(n, s, games, seed):
+    rng = _random.Random(seed)
+    plies = 0
+    for _ in range(games):
+        rules = _awale.Rules(pits_per_side=n, seeds_per_pit=s)
+        ours, library = TreeGame(rules), _awale.TreeGame(rules)
+        while not library.game_finished:
+            assert ours == library and ours.legal_actions == library.legal_actions
+            action = rng.choice(library.legal_actions)
+            child, taken, finished = ours.step(action)
+            expected, expected_taken, expected_finished = library.step(action)
+            assert (child, taken, finished) == (expected, expected_taken, expected_finished)
+            assert ours.step(action)[0] is child and library.step(action)[0] is expected
+            assert child.parent is ours and child.action == action and ours.children == {action: child}
+            assert child.depth == expected.depth == ours.depth + 1
+            ours, library = child, expected
+            plies += 1
+        assert ours.game_finished and ours.winner == library.winner
+    return plies
+
+
+_plies = sum(_tree_drift(n, s, 30, seed=n * 10 + s) for n, s in [(6, 4), (4, 3), (3, 2)])
+assert _plies > 3_000, _plies
+"""
+
+CHECKS = {"02-awale.ipynb": GAME_DRIFT, "03-game-theory.ipynb": TREE_DRIFT}
 
 
 def test_the_thesis_has_chapters():
