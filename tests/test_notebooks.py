@@ -74,7 +74,49 @@ _plies = sum(_tree_drift(n, s, 30, seed=n * 10 + s) for n, s in [(6, 4), (4, 3),
 assert _plies > 3_000, _plies
 """
 
-CHECKS = {"02-awale.ipynb": GAME_DRIFT, "03-game-theory.ipynb": TREE_DRIFT}
+# The chapter's TreeStatsGame against the library's, then its readable MCTS against the library's mcts: on
+# fixed positions, the mean of every root child agrees within four standard errors.
+MCTS_DRIFT = """
+import math as _math
+import random as _random
+import awale as _awale
+from awale.agents import parse as _parse
+
+_rng = _random.Random(11)
+for _ in range(30):
+    ours, library = TreeStatsGame(), _awale.TreeStatsGame()
+    while not library.game_finished:
+        action = _rng.choice(library.legal_actions)
+        ours, library = ours.step(action)[0], library.step(action)[0]
+        assert type(ours).__mro__[1] is _awale.TreeGame and ours == library
+    for node, twin in ((ours, library), (ours.parent, library.parent)):
+        for winner in (0, 1, None, 0):
+            node.record(winner)
+            twin.record(winner)
+        assert (node.visits, node.wins, node.mean) == (twin.visits, twin.wins, twin.mean)
+
+_positions = [
+    Game(),
+    Game.from_position([1, 1, 0, 0, 0, 3, 1, 2, 1, 4, 4, 0], captures=(18, 13)),
+    Game.from_position([1, 0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1], captures=(20, 23)),
+]
+for _position in _positions:
+    _root = mcts(_position, 1500, seed=5)
+    _agent = _parse("mcts(iterations=1500, seed=5)")
+    _agent.act(_position)
+    _theirs = {child.action: child for child in _agent.statistics()}
+    assert set(_root.children) == set(_theirs) == set(_position.legal_actions)
+    for _action, _child in _root.children.items():
+        _other = _theirs[_action]
+        _error = _math.sqrt(0.25 / _child.visits + 0.25 / _other.visits)
+        assert abs(_child.mean - _other.mean) <= 4 * _error, (_action, _child.mean, _other.mean)
+"""
+
+CHECKS = {
+    "02-awale.ipynb": GAME_DRIFT,
+    "03-game-theory.ipynb": TREE_DRIFT,
+    "04-agents.ipynb": MCTS_DRIFT,
+}
 
 
 def test_the_thesis_has_chapters():
