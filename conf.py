@@ -1,0 +1,262 @@
+"""Sphinx configuration of the thesis "Playing Awale with Monte Carlo Tree Search".
+
+The sources are ``docs/`` (title page, appendices) and ``notebooks/*.ipynb`` (one chapter each), which nbsphinx
+executes at every build with the Python that runs Sphinx.  ``make html`` builds the website into _build/html,
+``make pdf`` the PDF through LaTeX into _build/latex, ``make check-site`` checks the website in a browser;
+docs/authoring.rst explains the conventions.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+from sphinx import addnodes
+from sphinx.errors import ConfigError
+from sphinxcontrib.bibtex.plugin import register_plugin
+from sphinxcontrib.bibtex.style.referencing import BracketStyle
+from sphinxcontrib.bibtex.style.referencing.author_year import AuthorYearReferenceStyle
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+# -- The book ----------------------------------------------------------------------------------------------
+
+project = "Playing Awale with Monte Carlo Tree Search"
+author = "The awale project"
+copyright = "2026, the awale project"
+version = release = ""
+
+root_doc = "docs/index"
+include_patterns = ["docs/**", "notebooks/*.ipynb"]
+exclude_patterns = ["docs/_ext/**", "docs/_static/**", "docs/_templates/**", "**/.ipynb_checkpoints/**"]
+templates_path = ["docs/_templates"]
+
+extensions = [
+    "nbsphinx",
+    "sphinx.ext.mathjax",
+    "sphinxcontrib.bibtex",
+    "sphinxcontrib.rsvgconverter",  # SVG boards and plots become vector PDF for LaTeX (rsvg-convert)
+    "algorithm",  # docs/_ext: numbered pseudocode
+    "output_figure",  # docs/_ext: a cell's picture as a numbered figure
+]
+
+language = "en"
+numfig = True
+numfig_secnum_depth = 1  # "Figure 2.3": the chapter, then the figure's rank in it
+numfig_format = {
+    "figure": "Figure %s",
+    "table": "Table %s",
+    "code-block": "Listing %s",
+    "section": "Section %s",
+    "algorithm": "Algorithm %s",
+}
+math_numfig = True
+math_eqref_format = "({number})"
+pygments_style = "friendly"
+highlight_language = "python3"
+
+# -- Notebooks: executed at every build, any error or warning fails it ----------------------------------------
+
+nbsphinx_execute = "always"
+nbsphinx_allow_errors = False
+nbsphinx_timeout = 120  # seconds per cell; heavy results are read from data/, never recomputed here
+nbsphinx_kernel_name = "python3"
+nbsphinx_execute_arguments = [
+    # Plots as SVG only: vector in the website and, converted to PDF, in the book; one format for both
+    # builders also lets an output-figure caption them.
+    "--InlineBackend.figure_formats={'svg'}",
+    "--IPKernelApp.log_level=ERROR",  # not the kernel's notice that it talks to nbsphinx over local TCP
+]
+nbsphinx_codecell_lexer = "ipython3"
+nbsphinx_input_prompt = "[%s]:"
+nbsphinx_output_prompt = "[%s]:"
+# Nothing from other hosts: no widget manager, no RequireJS.
+nbsphinx_requirejs_path = ""
+nbsphinx_widgets_path = ""
+
+# -- Citations: one bibliography (docs/bibliography.rst), author-year references ----------------------------
+
+
+class _RoundBracketsAuthorYear(AuthorYearReferenceStyle):
+    """Author-year references in round brackets: (Coulom, 2007), Kocsis and Szepesvári (2006)."""
+
+    def __init__(self) -> None:
+        round_brackets = BracketStyle(left="(", right=")")
+        super().__init__(
+            bracket_parenthetical=round_brackets,
+            bracket_textual=round_brackets,
+            bracket_author=round_brackets,
+            bracket_label=round_brackets,
+            bracket_year=round_brackets,
+        )
+
+
+register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_round", _RoundBracketsAuthorYear)
+
+BIBLIOGRAPHY = "docs/bibliography"  # the page with the one `.. bibliography::` directive
+bibtex_bibfiles = ["refs.bib"]
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year_round"
+
+# -- Website -----------------------------------------------------------------------------------------------
+
+html_theme = "sphinx_book_theme"
+html_title = project
+html_short_title = "Awale and MCTS"
+# MathJax 3, installed from npm by `make html` into build/mathjax/static and served by the site itself (the PDF
+# needs none of it).
+MATHJAX_STATIC = "build/mathjax/static"
+mathjax_path = "mathjax/tex-chtml.js"
+html_static_path = ["docs/_static", *([MATHJAX_STATIC] if (ROOT / MATHJAX_STATIC).is_dir() else [])]
+html_css_files = ["thesis.css"]
+html_js_files = ["code-toggle.js"]  # in <head>, so a hidden-code choice applies before the page is drawn
+html_theme_options = {
+    "article_header_end": ["code-toggle.html", "article-header-buttons.html"],  # docs/_templates
+    "home_page_in_toc": True,
+    "navbar_persistent": [],  # the search field sits in the sidebar, not in a bar above the page
+    "show_navbar_depth": 1,
+    "show_toc_level": 2,
+    "use_download_button": True,
+    "use_fullscreen_button": False,
+    "use_sidenotes": False,
+}
+html_context = {"default_mode": "auto"}  # light or dark, as the reader's system prefers
+html_show_sourcelink = False
+html_show_search_summary = False  # summaries fetch the pages, which a copy opened from disk cannot do
+html_last_updated_fmt = None
+
+# -- PDF (LaTeX) -------------------------------------------------------------------------------------------
+
+latex_engine = "xelatex"  # Unicode text (é, α, ←, ½) in prose, code and pseudocode
+latex_documents = [(root_doc, "awale-mcts.tex", project, author, "manual")]
+latex_use_xindy = False
+latex_domain_indices = False
+latex_elements = {
+    "papersize": "a4paper",
+    "pointsize": "11pt",
+    "extraclassoptions": "oneside,openany",  # a PDF read on screen: no blank pages before chapters
+    "releasename": "",
+    "figure_align": "H",  # a figure stays beside the code that draws it
+    "makeindex": "",
+    "printindex": "",
+    "tableofcontents": "",  # docs/index.rst places it after the abstract
+    "sphinxsetup": "hmargin={2.5cm,2.5cm}, vmargin={2.5cm,2.5cm}",
+    # GNU FreeFont for the text (Latin, Greek, arrows, mathematical signs); DejaVu Sans Mono for code, whose
+    # oblique face (comments) also has the signs of pseudocode such as ▷.
+    "fontpkg": r"""
+\setmainfont{FreeSerif}[Extension=.otf, UprightFont=*, ItalicFont=*Italic, BoldFont=*Bold,
+  BoldItalicFont=*BoldItalic]
+\setsansfont{FreeSans}[Extension=.otf, UprightFont=*, ItalicFont=*Oblique, BoldFont=*Bold,
+  BoldItalicFont=*BoldOblique]
+\setmonofont{DejaVu Sans Mono}[Scale=0.82]
+""",
+    "preamble": r"""
+% The table of contents is "Contents" (Sphinx would name it after the caption of the first toctree).
+\addto\captionsenglish{\renewcommand{\contentsname}{Contents}}
+% Citations and other roles may appear in captions, which LaTeX also writes to its lists: keep them intact.
+\usepackage{etoolbox}
+\robustify{\DUrole}
+\robustify{\hyperlink}
+% Citations give the authors and the year: the bibliography, sorted by author, needs no labels.
+\makeatletter
+\renewenvironment{sphinxthebibliography}[1]{%
+  \clearpage
+  \chapter*{\bibname}\addcontentsline{toc}{chapter}{\bibname}\markboth{\bibname}{\bibname}%
+  \list{}{\setlength{\leftmargin}{1.5em}\setlength{\itemindent}{-1.5em}%
+    \setlength{\labelwidth}{0pt}\setlength{\labelsep}{0pt}\setlength{\itemsep}{0.4\baselineskip}}%
+  \sloppy\clubpenalty4000\widowpenalty4000\sfcode`\.\@m
+}{\endlist}
+\renewcommand{\@biblabel}[1]{}
+\makeatother
+""",
+}
+# SVG pictures become vector PDF; boards (560 px wide) are set at 80 % of their size, wide plots fill the line.
+rsvg_converter_args = ["--zoom=0.8"]
+
+
+# -- Checks and small additions ----------------------------------------------------------------------------
+
+
+def _pandoc_on_path() -> None:
+    """nbsphinx converts Markdown cells with pandoc: use the one the pinned pypandoc-binary wheel carries."""
+    spec = find_spec("pypandoc")
+    if spec is None or not spec.submodule_search_locations:
+        return
+    files = Path(list(spec.submodule_search_locations)[0]) / "files"
+    if (files / "pandoc").exists():
+        os.environ["PATH"] = f"{files}{os.pathsep}{os.environ.get('PATH', '')}"
+
+
+def _check_kernel() -> None:
+    """The notebooks import awale, so their kernel must be the Python that runs Sphinx (the project's .venv)."""
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+
+    try:
+        spec = KernelSpecManager().get_kernel_spec(nbsphinx_kernel_name)
+    except NoSuchKernel:
+        spec = None
+    # jupyter_client runs a kernel whose command is a bare "python" with the current interpreter.
+    bare = {"python", f"python{sys.version_info[0]}", "python{}.{}".format(*sys.version_info[:2])}
+    command = spec.argv[0] if spec and spec.argv else ""
+    if command in bare or (command and Path(command).parent == Path(sys.executable).parent):
+        return
+    raise ConfigError(
+        f"the Jupyter kernel {nbsphinx_kernel_name!r} does not run this environment's Python "
+        f"({sys.executable}): it runs {command or 'nothing (no such kernel)'}. Register it with\n"
+        f"    {sys.executable} -m ipykernel install --sys-prefix --name {nbsphinx_kernel_name}"
+    )
+
+
+def _check_mathjax(app) -> None:
+    if app.builder.format == "html" and not (ROOT / MATHJAX_STATIC / mathjax_path).is_file():
+        raise ConfigError(
+            f"MathJax is missing from {MATHJAX_STATIC}: `make html` installs it from npm "
+            "(npm install --prefix build/mathjax mathjax@3), then copies its es5/ folder there."
+        )
+
+
+def _redirect_to_title_page(app, exception) -> None:
+    """The title page is docs/index.html; an index.html at the top of the site leads there."""
+    if exception is not None or app.builder.name not in {"html", "dirhtml"}:
+        return
+    target = app.builder.get_target_uri(root_doc)
+    page = (
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+        f"<meta http-equiv=\"refresh\" content=\"0; url={target}\">"
+        f"<title>{project}</title></head>\n"
+        f"<body><p><a href=\"{target}\">{project}</a></p></body></html>\n"
+    )
+    Path(app.outdir, "index.html").write_text(page, encoding="utf-8")
+
+
+def _notebooks_follow_their_inputs(app, env, added, changed, removed) -> list[str]:
+    """Run a notebook again when the library (lib/**/*.py) or the data (data/) changed since it last ran.
+
+    Sphinx re-reads, hence re-executes, only the sources that changed; the notebooks also depend on these.
+    """
+    inputs = [*(ROOT / "lib").rglob("*.py"), *(path for path in (ROOT / "data").rglob("*") if path.is_file())]
+    newest = max((path.stat().st_mtime_ns // 1_000 for path in inputs), default=0)  # microseconds, as Sphinx
+    return [doc for doc, read_at in env.all_docs.items() if doc.startswith("notebooks/") and read_at < newest]
+
+
+def _bibliography_at_the_end(app, doctree, docname) -> None:
+    """LaTeX gathers every citation into one bibliography at the end of the book: drop the page that held them."""
+    if app.builder.format != "latex":
+        return
+    for part in list(doctree.findall(addnodes.start_of_file)):
+        if part.get("docname") == BIBLIOGRAPHY:
+            part.parent.remove(part)
+
+
+_pandoc_on_path()
+_check_kernel()
+
+
+def setup(app) -> None:
+    app.connect("builder-inited", _check_mathjax)
+    app.connect("env-get-outdated", _notebooks_follow_their_inputs)
+    app.connect("doctree-resolved", _bibliography_at_the_end)
+    app.connect("build-finished", _redirect_to_title_page)

@@ -1,0 +1,297 @@
+"""Check the built website in headless Chromium, with the network off.
+
+Every page of the site is served from 127.0.0.1 and opened in Debian's Chromium (driven by Playwright, which
+launches that browser and downloads none).  A page fails on:
+
+- a request to any other host (the site must work offline: MathJax, fonts and scripts are its own files),
+  a failed request, or a response with an error status;
+- a console error or an uncaught exception;
+- a picture that does not render: every ``<img>`` must decode to a non-zero size, so every SVG board drawn by
+  ``awale`` (an SVG file whose root has class ``awale-board``, or an inline ``svg.awale-board``) and every plot
+  shows on screen;
+- math that MathJax did not typeset, or typeset with an error;
+- a link to a file of the site that does not exist, or to an anchor that the target page lacks;
+- a search (for "seeds") that finds nothing.
+
+Every page is opened twice: served by a web server on 127.0.0.1, and from disk (file://), as a reader of a
+downloaded copy opens it.
+
+On the chapters it also works the code switch: "Hide code" hides every code cell and keeps the outputs, the
+choice survives a reload (localStorage), "Show code" brings the cells back.
+
+Usage: python tools/check_site.py [--chromium /usr/bin/chromium] [--screenshots DIR] _build/html
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import html.parser
+import http.server
+import sys
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urljoin, urlsplit
+
+from playwright.sync_api import Error as PlaywrightError
+from playwright.sync_api import Page, Route, sync_playwright
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",  # Chromium refuses to run as root with its sandbox
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--no-default-browser-check",
+    "--no-proxy-server",
+    # The network is off: no name but the loopback address resolves.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+@dataclass
+class PageReport:
+    path: str
+    problems: list[str] = field(default_factory=list)
+    boards: int = 0
+    pictures: int = 0
+    formulas: int = 0
+    code_cells: int = 0
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the base class's name
+        pass
+
+
+class _Links(html.parser.HTMLParser):
+    """The ids of a page, and the local links and pictures it points to."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[str] = []
+        self.images: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        attributes = dict(attrs)
+        if attributes.get("id"):
+            self.ids.add(attributes["id"])
+        if tag == "a" and attributes.get("name"):
+            self.ids.add(attributes["name"])
+        if tag == "a" and attributes.get("href"):
+            self.links.append(attributes["href"])
+        if tag == "img" and attributes.get("src"):
+            self.images.append(attributes["src"])
+
+
+@functools.lru_cache(maxsize=None)
+def _parse(path: Path) -> _Links:
+    parser = _Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+def _is_board(svg: Path) -> bool:
+    head = svg.read_text(encoding="utf-8", errors="replace")[:2000]
+    return 'class="awale-board"' in head
+
+
+def check_links(site: Path, page: Path, report: PageReport) -> None:
+    """Local links must reach an existing file, and an anchor of an HTML page must exist in it."""
+    for href in _parse(page).links:
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or href.startswith("mailto:"):
+            continue  # a link out (a DOI, say) is the reader's to follow; the check is that nothing loads
+        target = (page.parent / unquote(parts.path)).resolve() if parts.path else page
+        if target.is_dir():
+            target = target / "index.html"
+        if not target.is_file() or site not in target.parents and target != site:
+            report.problems.append(f"broken link {href!r}")
+            continue
+        if parts.fragment and target.suffix == ".html" and unquote(parts.fragment) not in _parse(target).ids:
+            report.problems.append(f"link {href!r}: no anchor {parts.fragment!r} in {target.relative_to(site)}")
+
+
+def check_page(page: Page, url: str, site: Path, path: Path, report: PageReport) -> None:
+    if 'http-equiv="refresh"' in path.read_text(encoding="utf-8"):
+        # The top index.html leads to the title page: it must get there (the title page is checked on its own).
+        page.goto(url)
+        try:
+            page.wait_for_url(lambda address: address != url, wait_until="load", timeout=10_000)
+        except PlaywrightError:
+            report.problems.append("the redirection does not happen")
+        else:
+            if not page.locator("article").count():
+                report.problems.append(f"the redirection leads to {page.url}, not to a page of the book")
+        return
+    if path.name == "search.html":
+        # The search runs in the browser, on the index the build wrote: a word of every chapter must be found.
+        page.goto(url + "?q=seeds", wait_until="load")
+        try:
+            page.wait_for_function("() => document.querySelectorAll('ul.search li').length > 0", timeout=10_000)
+        except PlaywrightError:
+            report.problems.append("searching for 'seeds' finds nothing")
+        return
+    page.goto(url, wait_until="load")
+    if page.evaluate("() => !!(window.MathJax && window.MathJax.startup && window.MathJax.startup.promise)"):
+        page.evaluate("() => window.MathJax.startup.promise")
+    math = page.evaluate(
+        """() => {
+            const all = [...document.querySelectorAll('.math')];
+            return {
+                total: all.length,
+                untypeset: all.filter(e => !e.querySelector('mjx-container')).length,
+                errors: document.querySelectorAll('mjx-merror, .MathJax_Error').length,
+            };
+        }"""
+    )
+    report.formulas = math["total"]
+    if math["untypeset"]:
+        report.problems.append(f"{math['untypeset']} of {math['total']} formulas not typeset by MathJax")
+    if math["errors"]:
+        report.problems.append(f"{math['errors']} MathJax errors")
+
+    pictures = page.evaluate(
+        """async () => {
+            const images = [...document.querySelectorAll('img')];
+            await Promise.all(images.map(i => i.decode().catch(() => null)));
+            return images.map(i => {
+                const box = i.getBoundingClientRect();
+                return {src: i.getAttribute('src'), natural: i.naturalWidth, width: box.width, height: box.height};
+            });
+        }"""
+    )
+    for picture in pictures:
+        src = picture["src"]
+        if not picture["natural"] or picture["width"] <= 0 or picture["height"] <= 0:
+            report.problems.append(f"picture {src} does not render ({picture['width']:.0f}×{picture['height']:.0f})")
+        local = (path.parent / unquote(urlsplit(src).path)).resolve()
+        if local.suffix == ".svg" and local.is_file() and _is_board(local):
+            report.boards += 1
+        elif "_images/" in src:
+            report.pictures += 1
+    inline = page.evaluate(
+        """() => [...document.querySelectorAll('svg.awale-board')].map(s => {
+            const box = s.getBoundingClientRect(); return box.width > 0 && box.height > 0; })"""
+    )
+    report.boards += len(inline)
+    if not all(inline):
+        report.problems.append(f"{inline.count(False)} inline boards do not render")
+    expected = [src for src in _parse(path).images if src.endswith(".svg")]
+    shown = [p["src"] for p in pictures]
+    for src in expected:
+        if src not in shown:
+            report.problems.append(f"SVG picture {src} is in the page but not in the browser's document")
+
+    report.code_cells = page.evaluate("() => document.querySelectorAll('div.nbinput').length")
+    if report.code_cells:
+        check_code_switch(page, report)
+
+
+def check_code_switch(page: Page, report: PageReport) -> None:
+    visible_cells = "() => [...document.querySelectorAll('div.nbinput')].filter(e => e.offsetParent !== null).length"
+    visible_outputs = "() => [...document.querySelectorAll('div.nboutput')].filter(e => e.offsetParent !== null).length"
+    button = page.locator("button.awale-code-toggle")
+    if button.count() != 1:
+        report.problems.append(f"{button.count()} code switches on a page with code cells (expected 1)")
+        return
+    outputs = page.evaluate(visible_outputs)
+    button.click()
+    if page.evaluate(visible_cells) != 0:
+        report.problems.append("'Hide code' leaves code cells visible")
+    if page.evaluate(visible_outputs) != outputs:
+        report.problems.append("'Hide code' hides outputs too")
+    page.reload(wait_until="load")
+    if page.evaluate(visible_cells) != 0:
+        report.problems.append("the hidden-code choice does not survive a reload")
+    page.locator("button.awale-code-toggle").click()
+    if page.evaluate(visible_cells) != report.code_cells:
+        report.problems.append("'Show code' does not bring every code cell back")
+
+
+def check_pass(browser, mode: str, site: Path, reports: dict[Path, PageReport], url_of, local, screenshots) -> None:
+    """Open every page in a fresh browser context; ``local(url)`` tells the site's own addresses."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+    current: list[PageReport] = []
+
+    def note(problem: str) -> None:
+        current[-1].problems.append(problem)
+
+    def gatekeeper(route: Route) -> None:
+        url = route.request.url
+        if local(url) or url.startswith(("data:", "blob:", "about:")):
+            route.continue_()
+        else:
+            note(f"request to another host: {url}")
+            route.abort("internetdisconnected")
+
+    context.route("**/*", gatekeeper)
+    page = context.new_page()
+    page.on("console", lambda message: message.type == "error" and note(f"console: {message.text}"))
+    page.on("pageerror", lambda error: note(f"uncaught: {error}"))
+    page.on("requestfailed", lambda request: local(request.url) and note(f"failed: {request.url} {request.failure}"))
+    page.on("response", lambda response: response.status >= 400 and note(f"HTTP {response.status}: {response.url}"))
+    for path, report in reports.items():
+        relative = path.relative_to(site).as_posix()
+        current.append(PageReport(relative))
+        check_page(page, url_of(relative), site, path, current[-1])
+        report.problems += [f"[{mode}] {problem}" for problem in current[-1].problems]
+        report.boards, report.pictures = current[-1].boards, current[-1].pictures
+        report.formulas, report.code_cells = current[-1].formulas, current[-1].code_cells
+        if screenshots:
+            screenshots.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=screenshots / (relative.replace("/", "_") + ".png"), full_page=True)
+    context.close()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("site", type=Path, help="the built website, e.g. _build/html")
+    parser.add_argument("--chromium", default="/usr/bin/chromium", help="the Chromium to drive")
+    parser.add_argument("--screenshots", type=Path, help="save a screenshot of every page in this folder")
+    args = parser.parse_args(argv)
+
+    site = args.site.resolve()
+    if not (site / "index.html").is_file():
+        print(f"no website in {site}: build it first (make html)", file=sys.stderr)
+        return 2
+    pages = sorted(path for path in site.rglob("*.html") if "_static" not in path.parts)
+    reports = {path: PageReport(path.relative_to(site).as_posix()) for path in pages}
+    for path, report in reports.items():
+        check_links(site, path, report)
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(site)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    origin = f"http://127.0.0.1:{server.server_address[1]}/"
+    disk = site.as_uri() + "/"
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS, headless=True)
+            # Served by a local web server, then opened from disk as a reader of a downloaded copy would.
+            check_pass(browser, "from disk", site, reports, lambda relative: urljoin(disk, relative),
+                       lambda url: url.startswith(disk), None)
+            check_pass(browser, "served", site, reports, lambda relative: urljoin(origin, relative),
+                       lambda url: url.startswith(origin), args.screenshots)
+            browser.close()
+    finally:
+        server.shutdown()
+
+    failed = 0
+    for report in reports.values():
+        details = [f"{report.boards} boards", f"{report.pictures} other pictures", f"{report.formulas} formulas"]
+        if report.code_cells:
+            details.append(f"{report.code_cells} code cells")
+        print(f"{'FAIL' if report.problems else 'ok  '}  {report.path}: {', '.join(details)}")
+        for problem in dict.fromkeys(report.problems):  # once each, in order
+            print(f"        {problem}")
+        failed += bool(report.problems)
+    boards = sum(report.boards for report in reports.values())
+    passed = len(reports) - failed
+    print(f"{len(reports)} pages, {boards} boards, served and from disk: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
