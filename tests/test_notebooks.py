@@ -112,10 +112,25 @@ for _position in _positions:
         assert abs(_child.mean - _other.mean) <= 4 * _error, (_action, _child.mean, _other.mean)
 """
 
+# The chapter's readable UCT and the library's uct choose the known best move of positions that have one.
+UCT_DRIFT = """
+from awale.agents import parse as _parse
+
+_cases = [
+    (Game.from_position([1, 1, 0, 0, 0, 3, 1, 2, 1, 4, 4, 0], captures=(18, 13)), 5),
+    (Game.from_position([1, 0, 0, 0, 1, 0, 0, 2, 0, 0, 0, 1], captures=(20, 23)), 0),
+    (Game.from_position([1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1], captures=(22, 22)), 0),
+]
+for _position, _best in _cases:
+    assert most_visited(uct(_position, 2000, seed=3)) == _best
+    assert _parse("uct(iterations=2000, seed=3)").act(_position) == _best
+"""
+
 CHECKS = {
     "02-awale.ipynb": GAME_DRIFT,
     "03-game-theory.ipynb": TREE_DRIFT,
     "04-agents.ipynb": MCTS_DRIFT,
+    "05-mcts-variants.ipynb": UCT_DRIFT,
 }
 
 
