@@ -98,6 +98,8 @@ register_plugin("sphinxcontrib.bibtex.style.referencing", "author_year_round", _
 
 BIBLIOGRAPHY = "docs/bibliography"  # the page with the one `.. bibliography::` directive
 bibtex_bibfiles = ["refs.bib"]
+# Stable anchors ("cite-<key>"), so pages built at different times link to the same bibliography entries.
+bibtex_cite_id = "cite-{key}"
 bibtex_default_style = "plain"
 bibtex_reference_style = "author_year_round"
 
@@ -239,7 +241,11 @@ def _notebooks_follow_their_inputs(app, env, added, changed, removed) -> list[st
     """
     inputs = [*(ROOT / "lib").rglob("*.py"), *(path for path in (ROOT / "data").rglob("*") if path.is_file())]
     newest = max((path.stat().st_mtime_ns // 1_000 for path in inputs), default=0)  # microseconds, as Sphinx
-    return [doc for doc, read_at in env.all_docs.items() if doc.startswith("notebooks/") and read_at < newest]
+    stale = [doc for doc, read_at in env.all_docs.items() if doc.startswith("notebooks/") and read_at < newest]
+    # A chapter read again may cite new works: the bibliography page must list them.
+    if added or changed or removed or stale:
+        stale.append(BIBLIOGRAPHY)
+    return stale
 
 
 def _bibliography_at_the_end(app, doctree, docname) -> None:
