@@ -1,0 +1,373 @@
+"""The command line: ``python -m awale tournament | experiment | match``.
+
+::
+
+    python -m awale tournament SPEC SPEC [SPEC ...] --games N [--seed S] --store PATH
+                               [--workers K | --scheduler ADDR] [--name NAME] [--batch-size B]
+    python -m awale experiment list [--store PATH]
+    python -m awale experiment run NAME [--games N] [--store PATH] [--workers K | --scheduler ADDR]
+    python -m awale experiment status NAME [--games N] [--store PATH]
+    python -m awale match SPEC SPEC [--seed S] [--show]
+
+Exit status: 0 on success, 1 when some games failed, 2 for bad arguments or an
+unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
+or SIGTERM; the finished games are kept and the same command resumes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sqlite3
+import sys
+from typing import Any, Callable, List, NoReturn, Optional, Sequence
+
+from . import experiments as ex
+from .match import play
+
+__all__ = ["main", "build_parser"]
+
+PROG = "python -m awale"
+
+#: The store used when ``--store`` is not given: ``$AWALE_STORE``, else this path.
+DEFAULT_STORE = "data/experiments.sqlite"
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class _Failure(Exception):
+    """An error to report in one line, with an exit status."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+# --------------------------------------------------------------------------- argument types
+
+
+def _integer(minimum: int, what: str) -> Callable[[str], int]:
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, got {value}")
+        return value
+
+    return convert
+
+
+def _spec(text: str) -> str:
+    try:
+        return ex.canonical_spec(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the experiment name cannot be empty")
+    return text
+
+
+def _default_store() -> str:
+    return os.environ.get("AWALE_STORE") or DEFAULT_STORE
+
+
+# --------------------------------------------------------------------------- the parser
+
+
+def _add_store(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    if required:
+        parser.add_argument("--store", required=True, metavar="PATH", help="the SQLite store of the games")
+    else:
+        parser.add_argument(
+            "--store",
+            default=None,
+            metavar="PATH",
+            help=f"the SQLite store of the games (default: $AWALE_STORE, else {DEFAULT_STORE})",
+        )
+
+
+def _add_cluster(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=_integer(0, "--workers"),
+        metavar="K",
+        help=f"local worker processes (default: one per core, here {ex.default_workers()}); "
+        "0 plays in this process without Dask",
+    )
+    where.add_argument(
+        "--scheduler", metavar="ADDR", help="use the Dask cluster of this scheduler, e.g. tcp://host:8786"
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=_integer(1, "--batch-size"),
+        metavar="B",
+        help="games per task (default: sized so a task lasts about a second)",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the command line."""
+    parser = _Parser(
+        prog=PROG,
+        description="Awale agents: tournaments and experiments into an SQLite store, single games.",
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    tournament = commands.add_parser(
+        "tournament",
+        help="play a round robin between agents",
+        description="Every pair of distinct agents plays N games, half with each as South. The games are "
+        "stored as they finish; run the same command again to resume an interrupted tournament "
+        "(only the missing games are played), or with more agents or games to extend it.",
+    )
+    tournament.add_argument("specs", nargs="+", type=_spec, metavar="SPEC", help="agent specs, e.g. 'uct(iterations=1000)'")
+    tournament.add_argument("--games", type=_integer(1, "--games"), required=True, metavar="N", help="games per pair of agents")
+    tournament.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
+    _add_store(tournament, required=True)
+    tournament.add_argument("--name", type=_name, default="tournament", help="experiment name in the store (default: tournament)")
+    _add_cluster(tournament)
+    tournament.set_defaults(handler=_tournament)
+
+    experiment = commands.add_parser(
+        "experiment",
+        help="list, run or follow the thesis's named experiments",
+        description="The catalogue of named experiments (awale.experiments.catalog).",
+    )
+    actions = experiment.add_subparsers(dest="action", metavar="ACTION", required=True)
+    listing = actions.add_parser("list", help="the experiments, their sizes and progress", description="List the experiments.")
+    _add_store(listing)
+    listing.set_defaults(handler=_experiment_list)
+    running = actions.add_parser(
+        "run", help="play the missing games of an experiment", description="Play the games of an experiment not yet in the store."
+    )
+    running.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
+    running.add_argument("--games", type=_integer(1, "--games"), metavar="N", help="games per pairing (default: the experiment's)")
+    _add_store(running)
+    _add_cluster(running)
+    running.set_defaults(handler=_experiment_run)
+    following = actions.add_parser(
+        "status", help="games done per pairing", description="Games done and scores for each pairing of an experiment."
+    )
+    following.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
+    following.add_argument("--games", type=_integer(1, "--games"), metavar="N", help="games per pairing (default: the experiment's)")
+    _add_store(following)
+    following.set_defaults(handler=_experiment_status)
+
+    match = commands.add_parser(
+        "match",
+        help="play one game and print it",
+        description="Play one game, South first, under the Abapa rules, and print the result.",
+    )
+    match.add_argument("south", type=_spec, metavar="SPEC", help="South's agent")
+    match.add_argument("north", type=_spec, metavar="SPEC", help="North's agent")
+    match.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="the match seed (default 0)")
+    match.add_argument("--show", action="store_true", help="print every position as a board")
+    match.set_defaults(handler=_match)
+    return parser
+
+
+# --------------------------------------------------------------------------- commands
+
+
+def _run(keys: List[ex.GameKey], args: argparse.Namespace, name: str, store: ex.Store) -> ex.RunSummary:
+    todo = len(keys) - len({key.stored for key in keys} & store.keys(name))
+    where = (
+        f"on the Dask cluster at {args.scheduler}"
+        if args.scheduler
+        else "in this process"
+        if args.workers == 0
+        else f"on {args.workers or ex.default_workers()} local worker processes"
+    )
+    _info(f"{name}: {len(keys)} games, {len(keys) - todo} already in {store.path}" + (f"; playing {todo} {where}" if todo else ""))
+    try:
+        summary = ex.run(
+            keys, store, name, workers=args.workers, scheduler=args.scheduler, batch_size=args.batch_size
+        )
+    except ex.RunInterrupted as interrupted:
+        summary = interrupted.summary
+        raise _Failure(
+            f"interrupted: {summary.done} of {summary.total} games are in {store.path} "
+            f"({summary.played} played now); run the same command again to resume",
+            130,
+        ) from None
+    if summary.played:
+        print(
+            f"played {summary.played} games in {summary.seconds:.1f} s ({summary.games_per_second:.1f} games/s) "
+            f"{summary.workers}; {summary.done} of {summary.total} in {store.path}"
+        )
+    return summary
+
+
+def _report_failures(summary: ex.RunSummary) -> int:
+    if not summary.failed:
+        return 0
+    key, message = summary.failed[0]
+    _info(
+        f"{PROG}: {len(summary.failed)} game(s) failed and were not stored; the first: {key}: {message}"
+    )
+    return 1
+
+
+def _tournament(args: argparse.Namespace) -> int:
+    try:
+        keys = ex.round_robin_keys(args.specs, args.games, args.seed)
+    except ValueError as error:
+        raise _Failure(str(error)) from None
+    with ex.Store(args.store) as store:
+        summary = _run(keys, args, args.name, store)
+        frame = store.load(args.name)
+    wanted = {(key.south, key.north, key.seed) for key in keys}
+    rules = ex.rules_to_text(keys[0].rules)
+    mask = [
+        (south, north, seed) in wanted and text == rules
+        for south, north, seed, text in zip(frame["south"], frame["north"], frame["seed"], frame["rules"])
+    ]
+    table = ex.standings(frame[mask])
+    print()
+    print(_table(
+        ["agent", "games", "wins", "draws", "losses", "score"],
+        [[row.Index, row.games, row.wins, row.draws, row.losses, f"{row.score:.3f}"] for row in table.itertuples()],
+    ))
+    return _report_failures(summary)
+
+
+def _experiment_list(args: argparse.Namespace) -> int:
+    path = args.store or _default_store()
+    store = ex.Store(path, create=False) if os.path.exists(path) else None
+    header = ["name", "pairings", "games", "total"] + (["done"] if store else []) + ["description"]
+    rows = []
+    try:
+        for exp in ex.CATALOG.values():
+            pairs = exp.pairings()
+            done = [] if store is None else [sum(s.done for s in ex.status(exp, store))]
+            rows.append([exp.name, len(pairs), exp.games, len(pairs) * exp.games, *done, exp.description])
+    finally:
+        if store is not None:
+            store.close()
+    print(_table(header, rows))
+    print(
+        f"\ngames: per pairing, half with each agent as South; searches: {ex.catalog.REFERENCE_ITERATIONS} iterations "
+        f"per move unless varied; rules: Abapa\nstore: {path}" + ("" if store else " (not created yet)")
+    )
+    return 0
+
+
+def _experiment(args: argparse.Namespace) -> ex.Experiment:
+    try:
+        return ex.get_experiment(args.name)
+    except ValueError as error:
+        raise _Failure(str(error)) from None
+
+
+def _print_status(exp: ex.Experiment, store: ex.Store, games: Optional[int]) -> None:
+    rows = ex.status(exp, store, games)
+    print(_table(
+        ["agent", "opponent", "done", "score"],
+        [[r.agent, r.opponent, f"{r.done}/{r.total}", "" if r.done == 0 else f"{r.score:.3f}"] for r in rows],
+    ))
+    print(f"\n{exp.name}: {sum(r.done for r in rows)} of {sum(r.total for r in rows)} games in {store.path}")
+
+
+def _experiment_run(args: argparse.Namespace) -> int:
+    exp = _experiment(args)
+    keys = exp.keys(args.games)
+    with ex.Store(args.store or _default_store()) as store:
+        summary = _run(keys, args, exp.name, store)
+        print()
+        _print_status(exp, store, args.games)
+    return _report_failures(summary)
+
+
+def _experiment_status(args: argparse.Namespace) -> int:
+    exp = _experiment(args)
+    with ex.Store(args.store or _default_store(), create=False) as store:
+        _print_status(exp, store, args.games)
+    return 0
+
+
+def _match(args: argparse.Namespace) -> int:
+    from .game import Game
+    from .render import pit_label
+
+    record = play(args.south, args.north, seed=args.seed)
+    print(f"South: {record.south}\nNorth: {record.north}\nseed {record.seed}")
+    if args.show:
+        game = Game(record.rules)
+        print(f"\n{game}")
+        n = record.rules.pits_per_side
+        for ply, action in enumerate(record.moves, start=1):
+            player = game.current_player
+            game, captured, _ = game.step(action)
+            took = f", captures {captured}" if captured else ""
+            print(f"\nply {ply}: {('South', 'North')[player]} plays {pit_label(player * n + action, n)}{took}\n{game}")
+    outcome = "draw" if record.winner is None else f"{('South', 'North')[record.winner]} wins"
+    print(f"\n{outcome} {record.score[0]}-{record.score[1]} after {record.plies} plies")
+    return 0
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _info(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Rows aligned in columns: numbers to the right, text to the left."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    numeric = [all(_is_number(row[i]) for row in cells[1:]) and len(cells) > 1 for i in range(len(header))]
+
+    def line(row: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(row, widths, numeric)).rstrip()
+
+    return "\n".join(line(row) for row in cells)
+
+
+def _is_number(text: str) -> bool:
+    return text.replace(".", "", 1).replace("/", "", 1).isdigit() or text == ""
+
+
+# --------------------------------------------------------------------------- entry point
+
+
+def _terminate(signum: int, frame: Any) -> None:
+    raise KeyboardInterrupt
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    """Run the command line with ``argv`` (by default ``sys.argv[1:]``) and return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    previous = None
+    if hasattr(signal, "SIGTERM"):
+        previous = signal.signal(signal.SIGTERM, _terminate)  # a polite kill stops like Ctrl-C
+    try:
+        return args.handler(args)
+    except _Failure as failure:
+        print(f"{PROG}: {'error: ' if failure.status == 2 else ''}{failure}", file=sys.stderr)
+        return failure.status
+    except (ex.StoreError, ex.RunnerError, ValueError, sqlite3.Error) as error:
+        print(f"{PROG}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"{PROG}: error: {error.strerror or error}{f': {error.filename}' if error.filename else ''}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)

@@ -1,0 +1,53 @@
+"""Experiments: many games between agents, played on a Dask cluster and kept in one SQLite store.
+
+* :mod:`~awale.experiments.store`: the store (one row per finished game) and :func:`load` for notebooks.
+* :mod:`~awale.experiments.runner`: game keys and :func:`run`, which plays the keys not yet stored.
+* :mod:`~awale.experiments.catalog`: the named experiments of the thesis.
+
+>>> from awale.experiments import pair_keys, run
+>>> keys = pair_keys("random", "greedy", games=4, seed=1)
+>>> [(k.south, k.north) for k in keys]
+[('greedy', 'random'), ('random', 'greedy'), ('greedy', 'random'), ('random', 'greedy')]
+"""
+
+from .catalog import CATALOG, Experiment, PairStatus, get_experiment, standings, status
+from .runner import (
+    GameKey,
+    RunInterrupted,
+    RunnerError,
+    RunSummary,
+    canonical_spec,
+    default_workers,
+    derive_seed,
+    pair_keys,
+    round_robin_keys,
+    run,
+)
+from .store import Store, StoreError, count, decode_moves, experiments, load, rules_from_text, rules_to_text
+
+__all__ = [
+    "CATALOG",
+    "Experiment",
+    "PairStatus",
+    "get_experiment",
+    "standings",
+    "status",
+    "GameKey",
+    "RunInterrupted",
+    "RunnerError",
+    "RunSummary",
+    "canonical_spec",
+    "default_workers",
+    "derive_seed",
+    "pair_keys",
+    "round_robin_keys",
+    "run",
+    "Store",
+    "StoreError",
+    "count",
+    "decode_moves",
+    "experiments",
+    "load",
+    "rules_from_text",
+    "rules_to_text",
+]

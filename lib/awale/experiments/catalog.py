@@ -1,0 +1,347 @@
+"""The named experiments of the thesis, their keys, and how far each has got.
+
+Each experiment is a list of *pairings* (two agent specs) played a number of
+games each, half with each agent as South (:func:`awale.experiments.runner.pair_keys`),
+under the official Abapa rules.  The first agent of a pairing is the one the
+experiment studies, the second its opponent.  The searches use iteration
+budgets, so results do not depend on the machine.
+
+The reference thesis (Marchant 2021, "Playing Awale with MCTS") gave its
+searches 5 seconds per move; here the reference budget is
+:data:`REFERENCE_ITERATIONS` iterations per move, and the budget curve uses
+the thesis's time grid as multiples of it.  The default numbers of games
+are laptop-sized (smaller than the thesis's 50 per pairing for the search
+experiments); ``python -m awale experiment run NAME --games N`` asks for
+more, and since the keys of the first games do not change, the extra games
+are simply added.
+
+=================  =====================================================  =====  ========
+name               pairings                                               games  total
+=================  =====================================================  =====  ========
+eps-vs-random      greedy(eps=e) vs random, e = 0, 0.05, ..., 1               100     2,100
+eps-grid           every pair of greedy(eps=e), e = 0, 0.05, ..., 1            50    10,500
+mcts-budget        mcts(iterations=N) vs mcts(iterations=3800),                10       120
+                   N = 3800 x (0.1, 0.2, 0.3, 0.4, 0.6, 1, 1.4, 2, 3, 4, 6, 8)
+uct-c              uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2          20       280
+                   and 0.5, 0.7, 0.9 (3800 iterations)
+uct-c-1.5          the same c grid vs uct(c=1.5)                              20       280
+greedy-uct-c       uct(playout='greedy', c) vs uct(playout='greedy'),         20       300
+                   c grid and 0.5, 0.7, 0.9, 0.95
+champions          round robin: random, greedy(eps=0.05), minimax(depth=4),   20       420
+                   flat, mcts, uct, uct(playout='greedy') (3800 iterations)
+rave               uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000           20       100
+solver             uct(solver=True) vs uct                                    40        40
+bias-history       uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both    20       140
+                   at 1, vs uct
+cutoff             uct(cutoff=d) vs uct, d = 10, 20, 40, 80                   20        80
+=================  =====================================================  =====  ========
+
+On one core of the development machine a game of random or greedy agents
+takes 1 to 3 ms, and one between two 3800-iteration searches 2 to 5 s; so
+the two greedy experiments take seconds, and each search experiment from a
+few minutes (rave, solver, cutoff, bias-history) to a quarter of an hour
+(the c grids, the budget curve, champions) of one core.
+
+``greedy(eps)`` is the probability of a random move.  The thesis kept
+"ε = 0.95" meaning, in its text, a greedy move 95 % of the time; its
+champion here is ``greedy(eps=0.05)``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ..rules import Rules
+from .runner import GameKey, canonical_spec, pair_keys
+from .store import Store
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = [
+    "Experiment",
+    "PairStatus",
+    "CATALOG",
+    "REFERENCE_ITERATIONS",
+    "CHAMPIONS",
+    "EPS_GRID",
+    "BUDGET_RATIOS",
+    "C_GRID",
+    "get_experiment",
+    "status",
+    "standings",
+    "eps_vs_random",
+    "eps_grid",
+    "mcts_budget",
+    "uct_c",
+    "uct_c_15",
+    "greedy_uct_c",
+    "champions",
+    "rave",
+    "solver",
+    "bias_history",
+    "cutoff",
+]
+
+#: Iterations per move of every search unless the experiment varies it.
+REFERENCE_ITERATIONS = 3800
+
+#: ε values of the greedy grids: the thesis's 21 evenly spaced values from 0 to 1.
+EPS_GRID = tuple(round(i / 20, 2) for i in range(21))
+
+#: The budget curve's budgets as multiples of the reference: the thesis's times (0.5 s to 40 s) over its 5 s.
+BUDGET_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.6, 1, 1.4, 2, 3, 4, 6, 8)
+
+#: The c grid of the thesis: 11 values evenly spaced from 0.2 to 2.2.
+C_GRID = tuple(round(0.2 + 0.2 * i, 2) for i in range(11))
+
+_UCT = f"uct(iterations={REFERENCE_ITERATIONS})"
+_GREEDY_UCT = f"uct(iterations={REFERENCE_ITERATIONS}, playout='greedy')"
+
+#: The best agent of each family, as the thesis chose them (with its 0.95 read as 95 % greedy moves).
+CHAMPIONS = (
+    "random",
+    "greedy(eps=0.05)",
+    "minimax(depth=4)",
+    f"flat(iterations={REFERENCE_ITERATIONS})",
+    f"mcts(iterations={REFERENCE_ITERATIONS})",
+    _UCT,
+    _GREEDY_UCT,
+)
+
+Pairing = Tuple[str, str]
+
+
+# --------------------------------------------------------------------------- the experiments
+
+
+def eps_vs_random() -> List[Pairing]:
+    """ε-greedy against random for each ε of :data:`EPS_GRID`."""
+    return [(f"greedy(eps={eps})", "random") for eps in EPS_GRID]
+
+
+def eps_grid() -> List[Pairing]:
+    """Every pair of distinct ε-greedy agents of :data:`EPS_GRID` (the thesis's heat map)."""
+    agents = [f"greedy(eps={eps})" for eps in EPS_GRID]
+    return [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :]]
+
+
+def mcts_budget() -> List[Pairing]:
+    """MCTS at budgets :data:`BUDGET_RATIOS` x the reference against MCTS at the reference budget."""
+    reference = f"mcts(iterations={REFERENCE_ITERATIONS})"
+    return [(f"mcts(iterations={round(REFERENCE_ITERATIONS * r)})", reference) for r in BUDGET_RATIOS]
+
+
+def _c_values(fine: Sequence[float]) -> List[float]:
+    return sorted(set(C_GRID) | set(fine))
+
+
+def uct_c() -> List[Pairing]:
+    """UCT with c from :data:`C_GRID` and 0.5, 0.7, 0.9 against UCT with c = sqrt(2)/2."""
+    return [(f"uct(iterations={REFERENCE_ITERATIONS}, c={c})", _UCT) for c in _c_values((0.5, 0.7, 0.9))]
+
+
+def uct_c_15() -> List[Pairing]:
+    """The same c values against UCT with c = 1.5: does the optimum depend on the reference?"""
+    reference = f"uct(iterations={REFERENCE_ITERATIONS}, c=1.5)"
+    return [(f"uct(iterations={REFERENCE_ITERATIONS}, c={c})", reference) for c in _c_values((0.5, 0.7, 0.9))]
+
+
+def greedy_uct_c() -> List[Pairing]:
+    """UCT with heavy (greedy) playouts, c from :data:`C_GRID` and 0.5, 0.7, 0.9, 0.95, against c = sqrt(2)/2."""
+    return [
+        (f"uct(iterations={REFERENCE_ITERATIONS}, c={c}, playout='greedy')", _GREEDY_UCT)
+        for c in _c_values((0.5, 0.7, 0.9, 0.95))
+    ]
+
+
+def champions() -> List[Pairing]:
+    """A round robin of :data:`CHAMPIONS`, the best agent of each family."""
+    return [(a, b) for i, a in enumerate(CHAMPIONS) for b in CHAMPIONS[i + 1 :]]
+
+
+def _versus_uct(variants: Sequence[str]) -> List[Pairing]:
+    return [(f"uct(iterations={REFERENCE_ITERATIONS}, {variant})", _UCT) for variant in variants]
+
+
+def rave() -> List[Pairing]:
+    """UCT with RAVE (equivalence parameter k) against plain UCT."""
+    return _versus_uct([f"rave={k}.0" for k in (30, 100, 300, 1000, 3000)])
+
+
+def solver() -> List[Pairing]:
+    """MCTS-Solver against plain UCT."""
+    return _versus_uct(["solver=True"])
+
+
+def bias_history() -> List[Pairing]:
+    """Progressive bias, the history heuristic, and both, against plain UCT."""
+    weights = (0.5, 1.0, 2.0)
+    return _versus_uct([f"bias={w}" for w in weights] + [f"history={w}" for w in weights] + ["bias=1.0, history=1.0"])
+
+
+def cutoff() -> List[Pairing]:
+    """Playouts cut after d plies and scored by the capture difference, against plain UCT."""
+    return _versus_uct([f"cutoff={d}" for d in (10, 20, 40, 80)])
+
+
+# --------------------------------------------------------------------------- the catalogue
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+    """A named experiment: pairings of agents, each played ``games`` games.
+
+    Attributes:
+        name: the name, also the experiment's name in the store.
+        description: one line.
+        build: the function returning the pairings ``(agent, opponent)``.
+        games: the default number of games per pairing.
+        seed: the base seed of the games (see :func:`~awale.experiments.runner.pair_keys`).
+        rules: the rules of every game.
+    """
+
+    name: str
+    description: str
+    build: Callable[[], List[Pairing]]
+    games: int
+    seed: int = 0
+    rules: Rules = dataclasses.field(default_factory=Rules)
+
+    def pairings(self) -> List[Pairing]:
+        """The pairings, in canonical specs."""
+        return [(canonical_spec(a), canonical_spec(b)) for a, b in self.build()]
+
+    def keys(self, games: Optional[int] = None) -> List[GameKey]:
+        """The keys of every game: ``games`` per pairing (by default :attr:`games`)."""
+        games = self.games if games is None else games
+        keys: List[GameKey] = []
+        for a, b in self.pairings():
+            keys.extend(pair_keys(a, b, games, self.seed, self.rules))
+        return keys
+
+
+def _catalog(*entries: Tuple[str, Callable[[], List[Pairing]], int, str]) -> Dict[str, Experiment]:
+    return {name: Experiment(name, description, build, games) for name, build, games, description in entries}
+
+
+#: Every named experiment, by name.
+CATALOG: Dict[str, Experiment] = _catalog(
+    ("eps-vs-random", eps_vs_random, 100, "greedy(eps=e) vs random, e = 0, 0.05, ..., 1"),
+    ("eps-grid", eps_grid, 50, "every pair of greedy(eps=e), e = 0, 0.05, ..., 1 (the thesis's heat map)"),
+    ("mcts-budget", mcts_budget, 10,
+     f"mcts(iterations=N) vs mcts(iterations={REFERENCE_ITERATIONS}), N = 380 to 30400 (the thesis's 0.5 s to 40 s vs 5 s)"),
+    ("uct-c", uct_c, 20, "uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2 and 0.5, 0.7, 0.9"),
+    ("uct-c-1.5", uct_c_15, 20, "the same c values vs uct(c=1.5)"),
+    ("greedy-uct-c", greedy_uct_c, 20,
+     "uct(playout='greedy', c) vs uct(playout='greedy'), c = 0.2, ..., 2.2 and 0.5, 0.7, 0.9, 0.95"),
+    ("champions", champions, 20,
+     "round robin of the best of each family: random, greedy(eps=0.05), minimax(depth=4), flat, mcts, uct, "
+     "uct(playout='greedy')"),
+    ("rave", rave, 20, "uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000"),
+    ("solver", solver, 40, "uct(solver=True) vs uct"),
+    ("bias-history", bias_history, 20, "uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both at 1, vs uct"),
+    ("cutoff", cutoff, 20, "uct(cutoff=d) vs uct, d = 10, 20, 40, 80"),
+)
+
+
+def get_experiment(name: str) -> Experiment:
+    """The experiment of the catalogue called ``name``.
+
+    Raises:
+        ValueError: no such experiment (the message lists them).
+    """
+    try:
+        return CATALOG[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown experiment {name!r}; known experiments: {', '.join(CATALOG)}") from None
+
+
+# --------------------------------------------------------------------------- progress and results
+
+
+@dataclasses.dataclass(frozen=True)
+class PairStatus:
+    """How far one pairing of an experiment has got.
+
+    Attributes:
+        agent, opponent: the pairing's canonical specs.
+        done: games of the pairing in the store.
+        total: games the experiment asks for.
+        wins, draws, losses: results of ``agent`` in the games done.
+    """
+
+    agent: str
+    opponent: str
+    done: int
+    total: int
+    wins: int
+    draws: int
+    losses: int
+
+    @property
+    def score(self) -> float:
+        """``agent``'s score (a win 1, a draw ½), per game done; NaN before any game."""
+        return (self.wins + self.draws / 2) / self.done if self.done else math.nan
+
+
+def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[PairStatus]:
+    """Games done and results for each pairing of ``exp`` (with ``games`` per pairing if given).
+
+    Only the games of the experiment's keys count, so stored games of a
+    larger run (more games per pairing) are not counted in a smaller one.
+    """
+    winners = store.winners(exp.name)
+    games = exp.games if games is None else games
+    rows = []
+    for a, b in exp.pairings():
+        done = wins = draws = 0
+        keys = pair_keys(a, b, games, exp.seed, exp.rules)
+        for key in keys:
+            stored = key.stored
+            if stored not in winners:
+                continue
+            done += 1
+            winner = winners[stored]
+            if winner is None:
+                draws += 1
+            elif (winner == 0) == (key.south == a):
+                wins += 1
+        rows.append(PairStatus(a, b, done, len(keys), wins, draws, done - wins - draws))
+    return rows
+
+
+def standings(games: "pandas.DataFrame") -> "pandas.DataFrame":
+    """Each agent's results over a set of games, best score first.
+
+    Args:
+        games: a frame from :func:`~awale.experiments.store.load` (columns
+            ``south``, ``north``, ``winner``).  Games of an agent against
+            itself are left out.
+
+    Returns:
+        One row per agent (the index), columns ``games``, ``wins``,
+        ``draws``, ``losses``, ``points`` (a win 1, a draw ½) and ``score``
+        (points per game), sorted by score then points.
+    """
+    import pandas as pd
+
+    games = games[games["south"] != games["north"]]
+    draw = games["winner"].isna().to_numpy()
+    south_won = (games["winner"] == 0).fillna(False).to_numpy(dtype=bool)
+    north_won = (games["winner"] == 1).fillna(False).to_numpy(dtype=bool)
+    sides = pd.concat(
+        [
+            pd.DataFrame({"agent": games["south"].to_numpy(), "wins": south_won, "draws": draw, "losses": north_won}),
+            pd.DataFrame({"agent": games["north"].to_numpy(), "wins": north_won, "draws": draw, "losses": south_won}),
+        ],
+        ignore_index=True,
+    )
+    table = sides.groupby("agent", sort=True)[["wins", "draws", "losses"]].sum().astype("int64")
+    table.insert(0, "games", table.sum(axis=1))
+    table["points"] = table["wins"] + table["draws"] / 2
+    table["score"] = table["points"] / table["games"]
+    table.index.name = "agent"
+    return table.sort_values(["score", "points"], ascending=False, kind="stable")

@@ -1,0 +1,784 @@
+"""Play the games of an experiment, on one core or a Dask cluster, into a store.
+
+An experiment is a list of game keys :class:`GameKey` ``(south, north, seed,
+rules)``.  A game is a pure function of its key (:func:`awale.match.play` is
+reproducible from its agents, rules and seed), so the same keys give the same
+games bit for bit, whatever the order, the batching or the machine that
+plays them.  :func:`run` plays exactly the keys not yet in the store.
+
+Execution:
+
+* ``workers=0``: in this process, no Dask (tiny runs, tests, debugging).
+* ``workers=K`` (default: one per core): a Dask ``LocalCluster`` of K worker
+  processes with one thread each, started for the run and closed after it.
+  Its nannies restart a worker process that dies.
+* ``scheduler="tcp://host:port"``: an existing Dask cluster, for instance
+  ``dask scheduler`` and ``dask worker`` processes on other machines (they
+  need the same version of awale installed).
+* ``client=``: a ``distributed.Client`` you already have (left open).
+
+The local cluster's worker processes are started with ``spawn``, so a
+script that calls :func:`run` with workers must do it under ``if __name__ ==
+"__main__":`` (notebooks and ``python -m awale`` need nothing).
+
+Keys go to the workers in batches, each a task of
+:func:`play_batch`.  Unless ``batch_size`` fixes it, a batch's size adapts:
+the first batch of each pair of agents holds one game; afterwards the median
+time per game measured for that pair sizes batches to last about
+``batch_seconds`` (at most four times the largest batch that pair has
+completed, and small enough near the end to keep every worker busy).  About
+two batches per worker thread are in flight at a time.  Results come back to
+this process, which alone writes the store: one transaction per finished
+batch, as each arrives (``as_completed``), so an interruption or a crash
+loses at most the batches in flight.
+
+Failures: a task whose worker dies is rescheduled by the Dask scheduler on
+another worker (up to ``distributed.scheduler.allowed-failures`` times, 3 by
+default); a task that raises is retried ``retries`` times.  A game that
+itself raises (an agent choosing an illegal move, say) is reported in
+:attr:`RunSummary.failed` and not stored, and the other games of its batch
+are kept.  ``KeyboardInterrupt`` (Ctrl-C) stops the run cleanly: the results
+already back are written, the tasks in flight cancelled, the cluster closed,
+and :class:`RunInterrupted` (a ``KeyboardInterrupt``) is raised with the
+summary so far.  Running the same keys again resumes.  (The local
+cluster's worker processes ignore SIGINT, which the terminal sends to the
+whole process group: only this process stops them.  A Ctrl-C during the
+cluster's start-up, a second or two, is ignored.)
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import dataclasses
+import functools
+import logging
+import math
+import os
+import signal
+import socket
+import statistics
+import threading
+import time
+import uuid
+from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+
+import numpy as np
+
+from ..agents import parse
+from ..match import MatchRecord, play
+from ..rules import Rules
+from .store import Store, StoredKey, rules_from_text, rules_to_text
+
+__all__ = [
+    "GameKey",
+    "canonical_spec",
+    "derive_seed",
+    "pair_keys",
+    "round_robin_keys",
+    "play_batch",
+    "run",
+    "RunSummary",
+    "RunInterrupted",
+    "RunnerError",
+    "default_workers",
+]
+
+_MAX_SEED = 2**63 - 1
+_MAX_BATCH = 1000
+_GROWTH = 4
+
+
+class RunnerError(Exception):
+    """A run that cannot start or cannot reach its cluster; the message says why."""
+
+
+# --------------------------------------------------------------------------- keys
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_spec(spec: str) -> str:
+    """The canonical form of an agent spec, ``str(parse(spec))``.
+
+    Raises:
+        ValueError: a malformed spec or an unknown agent or parameter.
+    """
+    return str(parse(spec))
+
+
+@functools.lru_cache(maxsize=256)
+def _rules_text(rules: Rules) -> str:
+    return rules_to_text(rules)
+
+
+@functools.lru_cache(maxsize=256)
+def _rules(text: str) -> Rules:
+    return rules_from_text(text)
+
+
+@dataclasses.dataclass(frozen=True)
+class GameKey:
+    """What identifies a game: the agents, the match seed and the rules.
+
+    The specs are stored in canonical form (``str(parse(spec))``), so
+    ``GameKey("greedy(eps=0.0)", ...)`` and ``GameKey("greedy", ...)`` are
+    the same key.  Note that :func:`awale.match.play` replaces the agents'
+    own ``seed`` parameters with ones derived from the match seed, so specs
+    differing only by their ``seed`` play the same games under different keys.
+
+    Args:
+        south, north: agent specs.
+        seed: the match seed, an integer from 0 to 2**63 - 1.
+        rules: the rules; ``None`` means ``Rules()`` (Abapa).
+
+    Raises:
+        ValueError: a bad spec, seed or rules.
+    """
+
+    south: str
+    north: str
+    seed: int
+    rules: Optional[Rules] = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "south", canonical_spec(self.south))
+        object.__setattr__(self, "north", canonical_spec(self.north))
+        seed = self.seed
+        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _MAX_SEED:
+            raise ValueError(f"a game's seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
+        object.__setattr__(self, "seed", int(seed))
+        rules = Rules() if self.rules is None else self.rules
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
+        object.__setattr__(self, "rules", rules)
+
+    @property
+    def stored(self) -> StoredKey:
+        """The key as the store holds it (rules as canonical text)."""
+        return StoredKey(self.south, self.north, self.seed, _rules_text(self.rules))
+
+    @property
+    def pair(self) -> Tuple[str, str]:
+        """The two agents, sorted: the same for both colours."""
+        return (self.south, self.north) if self.south <= self.north else (self.north, self.south)
+
+    def __str__(self) -> str:
+        return f"{self.south} vs {self.north} (seed {self.seed})"
+
+
+def derive_seed(base: int, index: int) -> int:
+    """The match seed of game ``index`` of a series seeded with ``base``: 63 bits from ``SeedSequence([base, index])``.
+
+    Neighbouring bases or indices give unrelated seeds.
+
+    Raises:
+        ValueError: a negative or non-integer ``base`` or ``index``.
+    """
+    for name, value in (("base seed", base), ("game index", index)):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"the {name} must be an integer at least 0, got {value!r}")
+    return int(np.random.SeedSequence([int(base), int(index)]).generate_state(1, dtype=np.uint64)[0] >> 1)
+
+
+def _check_games(games: int) -> int:
+    if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
+        raise ValueError(f"the number of games must be an integer at least 1, got {games!r}")
+    return int(games)
+
+
+def pair_keys(a: str, b: str, games: int, seed: int = 0, rules: Optional[Rules] = None) -> List[GameKey]:
+    """The keys of ``games`` games between agents ``a`` and ``b``, half with each as South.
+
+    Games ``2k`` and ``2k + 1`` share the seed ``derive_seed(seed, k)`` and
+    swap colours: in game ``2k`` the agent whose canonical spec sorts first
+    is South.  So the keys do not depend on the order of ``a`` and ``b``, nor
+    on any other pair of agents, and asking for more games keeps the keys of
+    the first ones (an experiment grows by resuming).  With an odd number of
+    games the first agent in sorted order is South once more.  An agent
+    against itself plays game ``i`` with seed ``derive_seed(seed, i)``.
+
+    Raises:
+        ValueError: a bad spec, number of games, seed or rules.
+    """
+    games = _check_games(games)
+    first, second = sorted((canonical_spec(a), canonical_spec(b)))
+    if first == second:
+        return [GameKey(first, first, derive_seed(seed, i), rules) for i in range(games)]
+    keys = []
+    for i in range(games):
+        south, north = (first, second) if i % 2 == 0 else (second, first)
+        keys.append(GameKey(south, north, derive_seed(seed, i // 2), rules))
+    return keys
+
+
+def round_robin_keys(specs: Sequence[str], games: int, seed: int = 0, rules: Optional[Rules] = None) -> List[GameKey]:
+    """The keys of a round robin: every pair of distinct agents plays ``games`` games (see :func:`pair_keys`).
+
+    Raises:
+        ValueError: fewer than two agents, an agent given twice (in canonical
+            form), or a bad spec, number of games, seed or rules.
+    """
+    canonical = [canonical_spec(spec) for spec in specs]
+    seen: Dict[str, str] = {}
+    for spec, given in zip(canonical, specs):
+        if spec in seen:
+            raise ValueError(f"agent {given!r} is given twice (as {seen[spec]!r}, both {spec!r})")
+        seen[spec] = given
+    if len(canonical) < 2:
+        raise ValueError(f"a round robin needs at least two agents, got {len(canonical)}")
+    keys: List[GameKey] = []
+    for i, a in enumerate(canonical):
+        for b in canonical[i + 1 :]:
+            keys.extend(pair_keys(a, b, games, seed, rules))
+    return keys
+
+
+# --------------------------------------------------------------------------- the task
+
+
+def play_batch(
+    items: Sequence[Tuple[str, str, int, str]]
+) -> Tuple[List[MatchRecord], List[Tuple[Tuple[str, str, int, str], str]], List[float]]:
+    """Play a batch of games; the task each worker runs.
+
+    Args:
+        items: ``(south, north, seed, rules_text)`` for each game, as in
+            :attr:`GameKey.stored`.
+
+    Returns:
+        ``(records, failures, seconds)``: the records of the games played,
+        ``(item, "Error: message")`` for each game that raised, and the wall
+        time of each game in order.
+    """
+    records: List[MatchRecord] = []
+    failures: List[Tuple[Tuple[str, str, int, str], str]] = []
+    seconds: List[float] = []
+    for item in items:
+        south, north, seed, rules_text = item
+        start = time.perf_counter()
+        try:
+            records.append(play(south, north, rules=_rules(rules_text), seed=seed))
+        except Exception as error:  # one bad game must not cost the batch its other games
+            failures.append((tuple(item), f"{type(error).__name__}: {error}"))
+        seconds.append(time.perf_counter() - start)
+    return records, failures, seconds
+
+
+# --------------------------------------------------------------------------- results
+
+
+@dataclasses.dataclass
+class RunSummary:
+    """What a run did.
+
+    Attributes:
+        experiment: the experiment's name.
+        total: distinct keys asked for.
+        already: of those, games already in the store when the run started.
+        played: games played and written by this run.
+        failed: games that raised, with the error message (not stored).
+        interrupted: the run was stopped by ``KeyboardInterrupt``.
+        seconds: wall time of the run, cluster start-up included.
+        workers: where the games were played, in words.
+    """
+
+    experiment: str
+    total: int
+    already: int = 0
+    played: int = 0
+    failed: List[Tuple[GameKey, str]] = dataclasses.field(default_factory=list)
+    interrupted: bool = False
+    seconds: float = 0.0
+    workers: str = ""
+
+    @property
+    def done(self) -> int:
+        """Games of the experiment now in the store."""
+        return self.already + self.played
+
+    @property
+    def remaining(self) -> int:
+        """Games still to play."""
+        return self.total - self.done
+
+    @property
+    def games_per_second(self) -> float:
+        """Games played by this run per second of wall time (0 when none)."""
+        return self.played / self.seconds if self.seconds > 0 and self.played else 0.0
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """A run stopped by Ctrl-C; :attr:`summary` says what was kept.  Run the same keys again to resume."""
+
+    def __init__(self, summary: RunSummary) -> None:
+        super().__init__(f"interrupted: {summary.done} of {summary.total} games in the store")
+        self.summary = summary
+
+
+# --------------------------------------------------------------------------- batching
+
+
+class _Planner:
+    """Cuts the keys to play into batches, one pair of agents (and rules) per batch."""
+
+    def __init__(self, keys: Sequence[GameKey], batch_size: Optional[int], batch_seconds: float) -> None:
+        groups: Dict[Tuple[str, str, Rules], Deque[GameKey]] = collections.OrderedDict()
+        for key in keys:
+            groups.setdefault((*key.pair, key.rules), collections.deque()).append(key)
+        self._groups = groups
+        self._order: Deque[Tuple[str, str, Rules]] = collections.deque(groups)
+        self._batch_size = batch_size
+        self._batch_seconds = batch_seconds
+        self._times: Dict[Tuple[str, str, Rules], Deque[float]] = {}
+        self._largest: Dict[Tuple[str, str, Rules], int] = {}
+        self.remaining = len(keys)
+
+    def _size(self, group: Tuple[str, str, Rules], threads: Optional[int]) -> int:
+        if self._batch_size is not None:
+            return self._batch_size
+        times = self._times.get(group)
+        if not times:
+            return 1
+        per_game = max(statistics.median(times), 1e-6)
+        size = int(self._batch_seconds / per_game)
+        size = min(size, _GROWTH * self._largest[group], _MAX_BATCH)
+        if threads is not None:  # near the end, smaller batches keep every worker busy
+            size = min(size, math.ceil(self.remaining / (2 * threads)))
+        return max(1, size)
+
+    def next_batch(self, threads: Optional[int]) -> Optional[List[GameKey]]:
+        """The next batch (pairs taken in turn), or None when every key is handed out.
+
+        ``threads`` is the number of worker threads to keep busy, or None
+        when the games are played one batch at a time in this process.
+        """
+        while self._order:
+            group = self._order.popleft()
+            pending = self._groups[group]
+            if not pending:
+                continue
+            size = self._size(group, threads)
+            batch = [pending.popleft() for _ in range(min(size, len(pending)))]
+            if pending:
+                self._order.append(group)
+            self.remaining -= len(batch)
+            return batch
+        return None
+
+    def observe(self, batch: Sequence[GameKey], seconds: Sequence[float]) -> None:
+        """Record the time each game of a finished batch took."""
+        if not batch:
+            return
+        group = (*batch[0].pair, batch[0].rules)
+        times = self._times.setdefault(group, collections.deque(maxlen=256))
+        times.extend(seconds)
+        self._largest[group] = max(self._largest.get(group, 0), len(batch))
+
+
+# --------------------------------------------------------------------------- executors
+
+_Outcome = Tuple[List[MatchRecord], List[Tuple[Tuple[str, str, int, str], str]], List[float]]
+
+
+def _items(batch: Sequence[GameKey]) -> List[Tuple[str, str, int, str]]:
+    return [dataclasses.astuple(key.stored) for key in batch]
+
+
+class _InProcess:
+    """Plays the batches here, one after the other."""
+
+    description = "in this process"
+
+    def __init__(self) -> None:
+        self._queue: Deque[List[GameKey]] = collections.deque()
+
+    def threads(self) -> Optional[int]:
+        return None
+
+    def slots(self) -> int:
+        return 1
+
+    @property
+    def pending(self) -> int:
+        return len(self._queue)
+
+    def submit(self, batch: List[GameKey]) -> None:
+        self._queue.append(batch)
+
+    def completed(self) -> Iterator[Tuple[List[GameKey], _Outcome]]:
+        while self._queue:
+            batch = self._queue.popleft()
+            yield batch, play_batch(_items(batch))
+
+    def harvest(self) -> List[Tuple[List[GameKey], _Outcome]]:
+        return []
+
+    def cancel(self) -> None:
+        self._queue.clear()
+
+
+class _Dask:
+    """Submits batches to a Dask cluster and yields them as they finish."""
+
+    def __init__(self, client: Any, retries: int, description: str) -> None:
+        from distributed import as_completed
+
+        self._client = client
+        self._retries = retries
+        self._futures: Dict[Any, Tuple[Any, List[GameKey]]] = {}
+        self._completed = as_completed([], with_results=False)
+        self._threads = 0
+        self._checked = 0.0
+        self.description = description
+
+    def threads(self) -> int:
+        now = time.monotonic()
+        if now - self._checked > 2.0:
+            self._threads = sum(self._client.nthreads().values())
+            self._checked = now
+        return max(1, self._threads)
+
+    def slots(self) -> int:
+        return 2 * self.threads()
+
+    @property
+    def pending(self) -> int:
+        return len(self._futures)
+
+    def submit(self, batch: List[GameKey]) -> None:
+        future = self._client.submit(
+            play_batch, _items(batch), key=f"awale-games-{uuid.uuid4().hex}", retries=self._retries, pure=False
+        )
+        self._futures[future.key] = (future, batch)
+        self._completed.add(future)
+
+    def _outcome(self, future: Any, batch: List[GameKey]) -> _Outcome:
+        try:
+            return future.result()
+        except Exception as error:  # a lost task (KilledWorker) or one that kept raising: its games failed
+            message = f"{type(error).__name__}: {error}"
+            return [], [(item, message) for item in _items(batch)], []
+
+    def completed(self) -> Iterator[Tuple[List[GameKey], _Outcome]]:
+        for future in self._completed:
+            entry = self._futures.pop(future.key, None)
+            if entry is not None:
+                yield entry[1], self._outcome(*entry)
+
+    def harvest(self) -> List[Tuple[List[GameKey], _Outcome]]:
+        """The batches already finished but not yet yielded (after an interruption)."""
+        finished = []
+        for key, (future, batch) in list(self._futures.items()):
+            if future.status == "finished":
+                try:
+                    finished.append((batch, future.result(timeout=5)))
+                except Exception:  # noqa: BLE001 - anything not retrievable now is simply played next time
+                    continue
+                del self._futures[key]
+        return finished
+
+    def cancel(self) -> None:
+        futures = [future for future, _ in self._futures.values()]
+        self._futures.clear()
+        if futures:
+            with contextlib.suppress(Exception):
+                self._client.cancel(futures)
+
+
+# --------------------------------------------------------------------------- clusters
+
+
+def default_workers() -> int:
+    """The number of cores this process may use (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """Ignore SIGINT in this process while the local cluster starts its worker processes.
+
+    The terminal sends Ctrl-C to every process of its foreground group, the
+    workers included; only this process should stop them, by closing the
+    cluster.  Worker processes started meanwhile inherit the ignored signal
+    from the start, and :func:`dask_setup` ignores it in those the nannies
+    start later.  A Ctrl-C during the start-up (a second or two) is lost.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def dask_setup(worker: Any) -> None:
+    """Dask preload hook run in each local worker process: ignore SIGINT (see :func:`_sigint_ignored`)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _probe(address: str) -> None:
+    """Fail fast, with a clear message, when nothing listens at a TCP scheduler address."""
+    from distributed.comm import parse_address, parse_host_port
+
+    try:
+        protocol, location = parse_address(address)
+        if protocol not in ("tcp", "tls"):
+            return
+        host, port = parse_host_port(location)
+    except (ValueError, TypeError) as error:
+        raise RunnerError(f"bad Dask scheduler address {address!r} ({error}); expected tcp://host:port") from None
+    try:
+        socket.create_connection((host, port), timeout=10).close()
+    except OSError as error:
+        raise RunnerError(f"cannot connect to the Dask scheduler at {address}: {error.strerror or error}") from None
+
+
+def _children() -> Set[int]:
+    """The pids of this process's descendants."""
+    import psutil
+
+    return {child.pid for child in psutil.Process().children(recursive=True)}
+
+
+def _wait_for_workers(before: Set[int], timeout: float = 10.0) -> None:
+    """Wait until the processes started since ``before`` (the cluster's workers) have ended.
+
+    The cluster's close returns while its worker processes may still be
+    exiting; waiting makes a finished run leave no process behind.
+    Multiprocessing's resource tracker, which lives as long as this process,
+    is not waited for.  Exited processes are left for their owners to reap.
+    """
+    import psutil
+    from multiprocessing import resource_tracker
+
+    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
+    started = _children() - before - {tracker}
+    deadline = time.monotonic() + timeout
+    while started and time.monotonic() < deadline:
+        for pid in list(started):
+            try:
+                if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
+                    started.discard(pid)
+            except psutil.NoSuchProcess:
+                started.discard(pid)
+        if started:
+            time.sleep(0.05)
+
+
+def _awale_version() -> str:
+    import awale
+
+    return awale.__version__
+
+
+def _check_workers(client: Any) -> None:
+    """Make sure the cluster's workers can import this version of awale."""
+    from .. import __version__
+
+    versions = client.run(_awale_version, on_error="return")
+    for worker, version in versions.items():
+        if isinstance(version, BaseException):
+            raise RunnerError(f"worker {worker} cannot run awale ({type(version).__name__}: {version}); install it there")
+        if version != __version__:
+            raise RunnerError(f"worker {worker} has awale {version}, this process {__version__}; install the same version")
+
+
+@contextlib.contextmanager
+def _executor(
+    workers: Optional[int], scheduler: Optional[str], client: Any, retries: int
+) -> Iterator[Union[_InProcess, _Dask]]:
+    if client is not None:
+        yield _Dask(client, retries, f"on the Dask cluster at {client.scheduler.address}")
+        return
+    if scheduler is None and workers == 0:
+        yield _InProcess()
+        return
+    from distributed import Client, LocalCluster
+
+    with contextlib.ExitStack() as stack:
+        if scheduler is not None:
+            _probe(scheduler)
+            try:
+                client = stack.enter_context(Client(scheduler, timeout="15s"))
+            except (OSError, ValueError, TypeError) as error:
+                raise RunnerError(f"cannot connect to the Dask scheduler at {scheduler}: {error}") from None
+            _check_workers(client)
+            description = f"on the Dask cluster at {scheduler}"
+        else:
+            count = default_workers() if workers is None else workers
+            stack.callback(_wait_for_workers, _children())  # runs last, once the cluster is closed
+            with _sigint_ignored():
+                cluster = stack.enter_context(
+                    LocalCluster(
+                        n_workers=count,
+                        threads_per_worker=1,
+                        processes=True,
+                        dashboard_address=None,
+                        silence_logs=logging.ERROR,
+                        preload=[__name__],
+                    )
+                )
+                client = stack.enter_context(Client(cluster))
+            description = f"on {count} local worker process{'es' if count != 1 else ''}"
+        yield _Dask(client, retries, description)
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def _check_options(workers: Optional[int], scheduler: Optional[str], client: Any, batch_size: Optional[int],
+                   batch_seconds: float, retries: int) -> None:
+    if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
+        raise ValueError(f"workers must be an integer at least 0, got {workers!r}")
+    if sum(option is not None for option in (workers, scheduler, client)) > 1:
+        raise ValueError("give at most one of workers, scheduler and client")
+    if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
+        raise ValueError(f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}")
+    if batch_size is not None and (isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size < 1):
+        raise ValueError(f"batch_size must be an integer at least 1, got {batch_size!r}")
+    if isinstance(batch_seconds, bool) or not isinstance(batch_seconds, (int, float)) or not 0 < batch_seconds < math.inf:
+        raise ValueError(f"batch_seconds must be a positive number, got {batch_seconds!r}")
+    if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+        raise ValueError(f"retries must be an integer at least 0, got {retries!r}")
+
+
+def run(
+    keys: Iterable[GameKey],
+    store: Union[Store, str, os.PathLike],
+    experiment: str,
+    *,
+    workers: Optional[int] = None,
+    scheduler: Optional[str] = None,
+    client: Any = None,
+    batch_size: Optional[int] = None,
+    batch_seconds: float = 1.0,
+    retries: int = 2,
+    progress: Optional[bool] = None,
+) -> RunSummary:
+    """Play the games of ``keys`` that are not yet in the store, and store them under ``experiment``.
+
+    Args:
+        keys: the experiment's game keys (duplicates are played once).
+        store: a :class:`Store` or the path of one (created if missing).
+        experiment: the name the games are stored under.
+        workers: 0 to play in this process without Dask; K for a local
+            cluster of K processes; by default one process per core.
+        scheduler: the address of an existing Dask scheduler instead.
+        client: an existing ``distributed.Client`` instead (not closed).
+        batch_size: games per task; by default sized from measured times
+            so that a task lasts about ``batch_seconds``.
+        batch_seconds: the target duration of a task when sizing batches.
+        retries: how many times Dask retries a task that raised.
+        progress: show a tqdm progress bar on stderr (by default only when
+            stderr is a terminal).
+
+    Returns:
+        The :class:`RunSummary`.
+
+    Raises:
+        ValueError: bad keys or options.
+        StoreError: the store cannot be opened or written.
+        RunnerError: the cluster cannot be reached or its workers lack awale.
+        RunInterrupted: Ctrl-C; the summary of what was kept is attached.
+    """
+    _check_options(workers, scheduler, client, batch_size, batch_seconds, retries)
+    unique: Dict[GameKey, None] = {}
+    for key in keys:
+        if not isinstance(key, GameKey):
+            raise ValueError(f"keys must be awale.experiments.GameKey values, got {key!r}")
+        unique[key] = None
+    keys = list(unique)
+    started = time.perf_counter()
+    with contextlib.ExitStack() as stack:
+        if not isinstance(store, Store):
+            store = stack.enter_context(Store(store))
+        done = store.keys(experiment)
+        todo = [key for key in keys if key.stored not in done]
+        summary = RunSummary(experiment, total=len(keys), already=len(keys) - len(todo))
+        if not todo:
+            summary.workers = "nothing to play"
+            return summary
+        executor = stack.enter_context(_executor(workers, scheduler, client, retries))
+        summary.workers = executor.description
+        bar = _progress_bar(summary, progress)  # after the cluster's start-up, which would distort the rates
+        stack.callback(bar.close)
+        writing: List[Tuple[List[GameKey], _Outcome]] = []
+        try:
+            _drive(executor, _Planner(todo, batch_size, batch_seconds), store, summary, bar, writing)
+        except KeyboardInterrupt:
+            summary.interrupted = True
+            with contextlib.suppress(KeyboardInterrupt):
+                # The batch being written when the interruption came was rolled back: write it again.
+                for batch, outcome in writing + executor.harvest():
+                    _keep(store, summary, batch, outcome, bar, count_failures=False)
+            executor.cancel()
+            stored = store.keys(experiment)  # exact, even if the interruption came between a commit and its count
+            summary.played = sum(key.stored in stored for key in todo)
+        finally:
+            summary.seconds = time.perf_counter() - started
+    if summary.interrupted:
+        raise RunInterrupted(summary)
+    return summary
+
+
+def _progress_bar(summary: RunSummary, progress: Optional[bool]) -> Any:
+    from tqdm.auto import tqdm
+
+    return tqdm(
+        total=summary.total,
+        initial=summary.already,
+        desc=summary.experiment,
+        unit="game",
+        smoothing=0.1,
+        dynamic_ncols=True,
+        disable=None if progress is None else not progress,
+    )
+
+
+def _keep(
+    store: Store, summary: RunSummary, batch: List[GameKey], outcome: _Outcome, bar: Any, count_failures: bool = True
+) -> None:
+    """Write a finished batch and count it."""
+    records, failures, _ = outcome
+    written = store.add(summary.experiment, records)
+    summary.played += written
+    bar.update(written)
+    if not count_failures:
+        return
+    for item, message in failures:
+        south, north, seed, rules_text = item
+        summary.failed.append((GameKey(south, north, seed, _rules(rules_text)), message))
+    if failures:
+        bar.set_postfix_str(f"{len(summary.failed)} failed", refresh=False)
+
+
+def _drive(
+    executor: Union[_InProcess, _Dask],
+    planner: _Planner,
+    store: Store,
+    summary: RunSummary,
+    bar: Any,
+    writing: List[Tuple[List[GameKey], _Outcome]],
+) -> None:
+    """Keep the executor fed and write each batch as it finishes (``writing`` holds the one being written)."""
+
+    def refill() -> None:
+        while executor.pending < executor.slots():
+            batch = planner.next_batch(executor.threads())
+            if batch is None:
+                return
+            executor.submit(batch)
+
+    refill()
+    for batch, outcome in executor.completed():
+        writing.append((batch, outcome))
+        _keep(store, summary, batch, outcome, bar)
+        writing.clear()
+        planner.observe(batch, outcome[2])
+        refill()

@@ -1,0 +1,280 @@
+"""The command line: help, one-line errors, match, tournaments and experiments, and killing a run."""
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import psutil
+import pytest
+
+from awale.cli import main
+from awale.experiments import count, load, round_robin_keys, run
+
+TIMING = ["created_at", "south_seconds", "north_seconds"]
+
+
+def awale(*args, cwd, timeout=300):
+    """Run ``python -m awale ARGS`` and return the completed process (text output)."""
+    return subprocess.run(
+        [sys.executable, "-m", "awale", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
+
+
+def games(path, experiment=None):
+    return load(path, experiment).drop(columns=TIMING)
+
+
+# --------------------------------------------------------------------------- help and errors
+
+
+@pytest.mark.parametrize(
+    "command",
+    [[], ["tournament"], ["experiment"], ["experiment", "list"], ["experiment", "run"], ["experiment", "status"], ["match"]],
+)
+def test_every_command_has_help(command, capsys):
+    with pytest.raises(SystemExit) as info:
+        main([*command, "--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m awale") and "--help" in out
+
+
+def test_help_as_a_program(tmp_path):
+    result = awale("tournament", "--help", cwd=tmp_path)
+    assert result.returncode == 0 and "--games N" in result.stdout and "--scheduler ADDR" in result.stdout
+
+
+BAD = [
+    (["tournament", "random", "nobody", "--games", "2", "--store", "s.sqlite"], "unknown agent 'nobody'"),
+    (["tournament", "random", "greedy(eps=2)", "--games", "2", "--store", "s.sqlite"], "eps must be at most 1"),
+    (["tournament", "random", "greedy(", "--games", "2", "--store", "s.sqlite"], "malformed agent spec"),
+    (["tournament", "random", "greedy", "--games", "0", "--store", "s.sqlite"], "--games must be at least 1"),
+    (["tournament", "random", "greedy", "--games", "two", "--store", "s.sqlite"], "--games must be an integer"),
+    (["tournament", "random", "greedy", "--store", "s.sqlite"], "required: --games"),
+    (["tournament", "random", "greedy", "--games", "2"], "required: --store"),
+    (["tournament", "random", "--games", "2", "--store", "s.sqlite"], "at least two agents"),
+    (["tournament", "greedy", "greedy(eps=0.0)", "--games", "2", "--store", "s.sqlite"], "given twice"),
+    (["tournament", "random", "greedy", "--games", "2", "--store", "s.sqlite", "--workers", "-1"], "--workers must be at least 0"),
+    (["tournament", "random", "greedy", "--games", "2", "--store", "s.sqlite", "--workers", "1", "--scheduler", "tcp://h:1"],
+     "not allowed with"),
+    (["tournament", "random", "greedy", "--games", "2", "--store", "notes.txt"], "not an awale store"),
+    (["tournament", "random", "greedy", "--games", "2", "--seed", "-3", "--store", "s.sqlite"], "--seed must be at least 0"),
+    (["experiment", "run", "nothing", "--store", "s.sqlite"], "unknown experiment 'nothing'"),
+    (["experiment", "status", "nothing", "--store", "s.sqlite"], "unknown experiment 'nothing'"),
+    (["experiment", "status", "solver", "--store", "missing.sqlite"], "no store at missing.sqlite"),
+    (["experiment", "status", "solver", "--store", "notes.txt"], "not an awale store"),
+    (["experiment", "list", "--store", "notes.txt"], "not an awale store"),
+    (["experiment", "fly"], "invalid choice: 'fly'"),
+    (["experiment"], "required: ACTION"),
+    (["match", "random"], "required: SPEC"),
+    (["match", "random", "uct(iterations=0)"], "iterations must be at least 1"),
+    (["dance"], "invalid choice: 'dance'"),
+    ([], "required: COMMAND"),
+]
+
+
+@pytest.mark.parametrize("args, message", BAD, ids=[" ".join(a) or "nothing" for a, _ in BAD])
+def test_bad_arguments_give_one_line_and_no_traceback(args, message, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "notes.txt").write_text("these are notes, not games\n" * 50)
+    try:
+        status = main(args)
+    except SystemExit as exit:  # argparse's errors
+        status = exit.code
+    captured = capsys.readouterr()
+    assert status == 2
+    assert captured.err.count("\n") == 1 and message in captured.err, captured.err
+    assert captured.err.startswith("python -m awale")
+    assert "Traceback" not in captured.err
+    assert not (tmp_path / "s.sqlite").exists()  # nothing created by a refused command
+
+
+def test_bad_arguments_as_a_program(tmp_path):
+    result = awale("tournament", "random", "nobody()", "--games", "2", "--store", "s.sqlite", cwd=tmp_path)
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    result = awale("experiment", "status", "uct-c", "--store", str(tmp_path), cwd=tmp_path)
+    assert result.returncode == 2 and "is a directory" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_an_unreachable_scheduler_is_one_line(tmp_path):
+    result = awale(
+        "tournament", "random", "greedy", "--games", "2", "--store", "s.sqlite", "--scheduler", "tcp://127.0.0.1:1",
+        cwd=tmp_path, timeout=120,
+    )
+    assert result.returncode == 2 and "cannot connect to the Dask scheduler" in result.stderr
+    assert "Traceback" not in result.stderr and result.stderr.strip().count("\n") <= 1
+
+
+# --------------------------------------------------------------------------- match
+
+
+def test_match_prints_the_result(capsys):
+    assert main(["match", "random", "greedy", "--seed", "3"]) == 0
+    out = capsys.readouterr().out
+    assert "South: random\nNorth: greedy" in out and out.rstrip().endswith("plies")
+    assert "captured" not in out
+
+
+def test_match_show_prints_every_position(capsys):
+    from awale.match import play
+
+    record = play("random", "greedy(eps=0.5)", seed=4)
+    assert main(["match", "random", "greedy(eps=0.5)", "--seed", "4", "--show"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("South  captured") == record.plies + 1 and out.count("North  captured") == record.plies + 1
+    assert f"ply {record.plies}: " in out
+    outcome = "draw" if record.winner is None else ("South wins", "North wins")[record.winner]
+    assert out.rstrip().endswith(f"{outcome} {record.score[0]}-{record.score[1]} after {record.plies} plies")
+
+
+# --------------------------------------------------------------------------- tournaments and experiments
+
+
+def test_a_tournament_prints_a_table_and_resumes(tmp_path, capsys):
+    args = ["tournament", "random", "greedy", "greedy(eps=0.5)", "--games", "6", "--seed", "2", "--store",
+            str(tmp_path / "t.sqlite"), "--workers", "0"]
+    assert main(args) == 0
+    captured = capsys.readouterr()
+    assert "played 18 games" in captured.out and "18 games, 0 already" in captured.err
+    lines = captured.out.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("agent")))
+    table = [line.split() for line in lines[header + 1 : header + 4]]
+    assert sorted(row[0] for row in table) == ["greedy", "greedy(eps=0.5)", "random"]
+    assert all(row[1] == "12" for row in table)  # each agent plays 6 games against each of the two others
+    assert count(tmp_path / "t.sqlite", "tournament") == 18
+
+    assert main(args) == 0  # the same command again: nothing to play, the same table
+    again = capsys.readouterr()
+    assert "18 already" in again.err and "played" not in again.out
+    assert again.out.strip().splitlines()[-4:] == captured.out.strip().splitlines()[-4:]
+
+    assert main([*args[:-2], "--name", "other", "--workers", "0"]) == 0
+    assert set(load(tmp_path / "t.sqlite")["experiment"]) == {"tournament", "other"}
+
+
+def test_experiment_list_run_and_status(tmp_path, capsys):
+    store = str(tmp_path / "e.sqlite")
+    assert main(["experiment", "list", "--store", store]) == 0
+    out = capsys.readouterr().out
+    for name in ("eps-grid", "mcts-budget", "uct-c", "greedy-uct-c", "champions", "rave", "solver", "bias-history", "cutoff"):
+        assert f"\n{name} " in out
+    assert "not created yet" in out
+
+    assert main(["experiment", "run", "eps-vs-random", "--games", "2", "--store", store, "--workers", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "played 42 games" in out and "eps-vs-random: 42 of 42 games" in out
+    assert main(["experiment", "status", "eps-vs-random", "--store", store]) == 0
+    out = capsys.readouterr().out
+    assert ["greedy(eps=0.05)", "random", "2/100", "1.000"] in [line.split() for line in out.splitlines()]
+    assert "eps-vs-random: 42 of 2100 games" in out
+    assert main(["experiment", "list", "--store", store]) == 0
+    assert ["eps-vs-random", "21", "100", "2100", "42"] in [line.split()[:5] for line in capsys.readouterr().out.splitlines()]
+
+
+# --------------------------------------------------------------------------- killing a run
+
+
+def group_left(pgid):
+    """Live processes (zombies aside) still in process group ``pgid``."""
+    left = []
+    for process in psutil.process_iter(["pid", "status"]):
+        try:
+            if os.getpgid(process.pid) == pgid and process.info["status"] != psutil.STATUS_ZOMBIE:
+                left.append(process.pid)
+        except (ProcessLookupError, psutil.Error):
+            continue
+    return left
+
+
+def wait_for_group(pgid, timeout=30.0):
+    """The processes of group ``pgid`` still alive after up to ``timeout`` seconds.
+
+    Multiprocessing's resource tracker exits just after its parent, so a
+    group needs a moment to empty even after a clean exit.
+    """
+    deadline = time.monotonic() + timeout
+    while group_left(pgid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return group_left(pgid)
+
+
+def stored(path):
+    """Games in the store at ``path`` (0 before it exists).
+
+    Read-write, never creating the file: after a kill, the first connection
+    may have to recover the write-ahead log, which a read-only one cannot do.
+    """
+    try:
+        db = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=5)
+    except sqlite3.Error:  # not created yet
+        return 0
+    try:
+        return db.execute("SELECT count(*) FROM games").fetchone()[0]
+    except sqlite3.Error:  # created, schema not yet written
+        return 0
+    finally:
+        db.close()
+
+
+TOURNAMENT = ["tournament", "random", "greedy(eps=0.2)", "--games", "200", "--seed", "7", "--store", "x.sqlite",
+              "--workers", "2"]
+
+
+def kill_midway(cwd, sig, low, high, args=TOURNAMENT, attempts=3):
+    """Start ``args`` in a new session, send ``sig`` to its group once the store holds ``low`` to ``high`` games."""
+    path = cwd / "x.sqlite"
+    for _ in range(attempts):
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(f"{path}{suffix}"):
+                os.remove(f"{path}{suffix}")
+        process = subprocess.Popen(
+            [sys.executable, "-m", "awale", *args], cwd=cwd, start_new_session=True,
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        at = None
+        deadline = time.monotonic() + 240
+        while process.poll() is None and time.monotonic() < deadline:
+            done = stored(path)
+            if low <= done <= high:
+                os.killpg(process.pid, sig)
+                at = done
+                break
+            time.sleep(0.001)
+        out, err = process.communicate(timeout=120)
+        if at is not None:
+            return process, at, out, err
+    pytest.fail(f"the run never stopped with {low} to {high} games stored in {attempts} attempts")
+
+
+def test_a_tournament_killed_halfway_resumes_to_the_same_games(tmp_path):
+    """The issue's done-when test: SIGKILL the whole process group about halfway, then run the same command."""
+    process, at, _, _ = kill_midway(tmp_path, signal.SIGKILL, 60, 150)
+    assert process.returncode == -signal.SIGKILL
+    assert wait_for_group(process.pid) == [], "the Dask worker processes outlived the kill"
+    kept = stored(tmp_path / "x.sqlite")
+    assert at <= kept < 200
+
+    again = awale(*TOURNAMENT, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert f"{kept} already in x.sqlite; playing {200 - kept}" in again.stderr
+    assert f"played {200 - kept} games" in again.stdout
+
+    undisturbed = tmp_path / "undisturbed.sqlite"
+    run(round_robin_keys(["random", "greedy(eps=0.2)"], 200, seed=7), undisturbed, "tournament", workers=0)
+    resumed = games(tmp_path / "x.sqlite")
+    assert len(resumed) == 200
+    pd.testing.assert_frame_equal(resumed, games(undisturbed))
+
+
+def test_ctrl_c_stops_cleanly_keeping_the_finished_games(tmp_path):
+    args = ["tournament", "random", "mcts(iterations=500)", "--games", "40", "--store", "x.sqlite", "--workers", "2"]
+    process, at, out, err = kill_midway(tmp_path, signal.SIGINT, 3, 30, args=args)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "interrupted" in err and "run the same command again to resume" in err
+    kept = stored(tmp_path / "x.sqlite")
+    assert at <= kept < 40 and f"{kept} of 40 games are in x.sqlite" in err
+    assert wait_for_group(process.pid) == []
