@@ -1,0 +1,74 @@
+"""The αβ minimax agent: ``minimax(depth=4, time=None, seed=0)``.
+
+αβ pruning is that of Knuth & Moore (1975), "An analysis of alpha-beta
+pruning", *Artificial Intelligence* 6(4); the search itself is
+:class:`awale.search.alphabeta.AlphaBeta`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import numpy as np
+
+from ..game import Game
+from ..search.alphabeta import MAX_DEPTH, AlphaBeta, SearchResult
+from .base import Agent, Param, register, seed_param
+
+__all__ = ["Minimax"]
+
+
+@register
+class Minimax(Agent):
+    """αβ negamax (Knuth & Moore, 1975) with iterative deepening and a transposition table.
+
+    Positions at the depth limit score their capture difference; finished
+    games score a win or a loss (by its margin) or a draw, so a win within
+    reach is always taken.  Among equally valued best actions one is chosen
+    at random with the agent's own generator: the same seed and the same
+    calls give the same actions (with a time budget the depth reached, and
+    so the action, may also depend on the machine's speed).
+
+    Args:
+        depth: plies to search, at least 1, or None to search to the end of
+            the game (exact, but only feasible near the end or on small
+            boards).  Defaults to 4, or to None when a time is given.
+        time: seconds per move: iterative deepening until the time is spent
+            (or ``depth`` is reached, if given too).
+        seed: seed of the generator that breaks ties.
+    """
+
+    name = "minimax"
+    params = (
+        Param("depth", int, 4, minimum=1, maximum=MAX_DEPTH, optional=True,
+              doc="plies to search (None: to the end of the game; the default with a time)"),
+        Param("time", float, None, minimum=0.001, optional=True,
+              doc="seconds per move, by iterative deepening (depth then caps the depth)"),
+        seed_param(),
+    )
+
+    def __init__(self, **kwargs: Any) -> None:
+        if kwargs.get("time") is not None and "depth" not in kwargs:
+            kwargs["depth"] = None  # a time alone deepens as far as it allows
+        self._searcher: Optional[AlphaBeta] = None
+        super().__init__(**kwargs)
+
+    def reset(self) -> None:
+        """Empty the transposition table and restart the tie-breaking generator."""
+        if self._searcher is not None:
+            self._searcher.clear()
+        self._rng = np.random.default_rng(self.seed)
+        self.last_search: Optional[SearchResult] = None
+
+    def act(self, game: Game) -> int:
+        """An action of ``game`` with the best αβ value (ties broken at random).
+
+        Raises:
+            ValueError: ``game`` is not a game, or it is over.
+        """
+        self._check_game(game)
+        if self._searcher is None or self._searcher.rules != game.rules:
+            self._searcher = AlphaBeta(game.rules)
+        self.last_search = self._searcher.search(game, self.depth, self.time)
+        best = self.last_search.best_actions
+        return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]

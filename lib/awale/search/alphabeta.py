@@ -1,0 +1,586 @@
+"""αβ negamax search over the rule kernels, with a transposition table.
+
+The search is the αβ procedure of Knuth & Moore (1975), "An analysis of
+alpha-beta pruning", *Artificial Intelligence* 6(4), in its negamax, fail-soft
+form, with iterative deepening, move ordering (the transposition table's move
+first, then captures by size) and a transposition table of preallocated
+arrays.  Moves are made by :func:`awale.rules.advance`: no rule is written
+twice.
+
+Values are from the point of view of the player to move.  A position at the
+depth limit scores its capture difference (the mover's captures minus the
+opponent's); a finished game scores ``WIN + |capture difference|`` for the
+winner, the negation for the loser and 0 for a draw (a draw at ``max_plies``
+too, whatever the captures).  The sign of a value is therefore the
+game-theoretic result, and wider wins are preferred.
+
+The repetition rule makes the value of a position depend on the positions
+seen since the last capture, so the table is keyed by a Zobrist hash of the
+position (board, player to move, captures, and plies when ``max_plies`` is
+set) XOR an order-independent hash of the set of positions in that history:
+the sum of their Zobrist hashes modulo ``2**62``.  (Not their XOR: a Zobrist
+hash is itself an XOR, so the XOR of a set would only see, for each pit and
+count, whether an odd number of the positions have it, and distinct sets
+would share keys.)  The history empties at every capture, so transpositions
+after a capture still meet.
+
+An entry answers a probe at the depth it was searched to, or at any greater
+depth when its subtree met no depth limit (it is then exact to the end of the
+game).  A depth-limited search thus returns exactly the depth-limited minimax
+value, whatever the table holds, and ``depth=None`` gives the exact value of
+the game.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time as _time
+from typing import Dict, Iterable, Optional, Tuple
+
+import numpy as np
+
+from .._jit import jit
+from ..game import Game
+from ..rules import DRAW, ONGOING, Rules, advance
+
+__all__ = ["WIN", "MAX_DEPTH", "AlphaBeta", "SearchResult", "solve", "result", "action_values"]
+
+#: Base score of a won game (plus the capture difference).
+WIN = 1000
+
+#: The longest line searched.  Each ply of a line takes a few kilobytes of the
+#: thread's stack; 1000 plies keep well inside the usual 8 MB.
+MAX_DEPTH = 1000
+
+_BIG = 1 << 24  # beyond every score: the open window
+_INFINITE = 1 << 30  # the depth of a search to the end of the game; it is never decremented
+_UNLIMITED = 1 << 62  # a node budget never reached
+_MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, compiled or not
+
+# Entries of the control array shared by Python and the kernels.
+_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL = range(8)
+_RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
+
+# Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
+_EXACT, _LOWER, _UPPER, _COMPLETE = 0, 1, 2, 4
+
+# Columns of the per-child information.
+_ACTION, _CAPTURED, _LENGTH, _COUNT = range(4)
+
+
+# --------------------------------------------------------------------------- kernels
+
+
+@jit
+def _score(state, size):
+    """The static value of ``state`` for the player to move (see the module docstring)."""
+    mover = state[size + 2]
+    difference = state[size + mover] - state[size + 1 - mover]
+    outcome = state[size + 4]
+    if outcome == ONGOING:
+        return difference
+    if outcome == DRAW:
+        return 0
+    margin = WIN + abs(difference)
+    return margin if outcome == mover else -margin
+
+
+@jit
+def _is_leaf(count, depth, ctl):
+    """Whether a position with ``count`` legal actions is a leaf; count those at the depth limit."""
+    if count > 0 and depth == 0:
+        ctl[_HORIZON] += 1
+    return count == 0 or depth == 0
+
+
+@jit
+def _board_hash(pits, player, table, size):
+    """Zobrist hash of ``pits[:size]`` and the player: rows ``0..size-1`` and ``size`` of ``table``."""
+    key = table[size, player]
+    for i in range(size):
+        key ^= table[i, pits[i]]
+    return key
+
+
+@jit
+def _position_hash(state, size, zpos, zply, plies_matter):
+    """Zobrist hash of the board, the player to move, the captures and (if they matter) the plies."""
+    key = _board_hash(state, state[size + 2], zpos, size) ^ zpos[size + 1, state[size]]
+    if plies_matter:
+        plies = state[size + 3]
+        for byte in range(zply.shape[0]):
+            key ^= zply[byte, (plies >> (8 * byte)) & 255]
+    return key
+
+
+@jit
+def _with_row(history, pits, player, zhist, size):
+    """The hash of a history (a set of positions) with the position ``pits, player`` added."""
+    return (history + (_board_hash(pits, player, zhist, size) & _MASK62)) & _MASK62
+
+
+@jit(inline=False)
+def _history_hash(boards, length, zhist, size):
+    """The hash of the set of the first ``length`` rows (pits, then player) of a history."""
+    key = 0
+    for j in range(length):
+        key = _with_row(key, boards[j], boards[j, size], zhist, size)
+    return key
+
+
+@jit(inline=False)
+def _expand(state, moves, count, base, length, ply, tt_move, ws):
+    """Make every child of ``state`` into ``kids[ply]`` and order them into ``order[ply]``.
+
+    The history of ``state`` is rows ``base .. base+length-1`` of the shared
+    history arrays.  :func:`advance` appends a child's row after them, or
+    writes it over row ``base`` after a capture (the history restarts); the
+    row is stashed and row ``base`` restored, and :func:`_enter` puts the row
+    back, at ``base + length`` either way, when the child is searched.
+    """
+    params = ws[0]
+    kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
+    spare = hkeys.shape[0] - 1  # the last row keeps row ``base`` during a capture
+    hkeys[spare] = hkeys[base]
+    hboards[spare, :] = hboards[base, :]
+    for j in range(count):
+        child = kids[ply, j]
+        child[:] = state
+        captured, new_length, child_count = advance(
+            child, params, moves[j], hkeys[base:], hboards[base:], length, kid_moves[ply, j]
+        )
+        kid_info[ply, j, _ACTION] = moves[j]
+        kid_info[ply, j, _CAPTURED] = captured
+        kid_info[ply, j, _LENGTH] = new_length
+        kid_info[ply, j, _COUNT] = child_count
+        if child_count > 0 and new_length > 0:
+            row = base + new_length - 1
+            stash_keys[ply, j] = hkeys[row]
+            stash_boards[ply, j, :] = hboards[row, :]
+        if captured > 0:
+            hkeys[base] = hkeys[spare]
+            hboards[base, :] = hboards[spare, :]
+        # Insertion sort: the table's move first, then larger captures, then lower actions.
+        rank = _BIG if moves[j] == tt_move else captured
+        k = j
+        while k > 0:
+            other = order[ply, k - 1]
+            other_rank = _BIG if moves[other] == tt_move else kid_info[ply, other, _CAPTURED]
+            if other_rank >= rank:
+                break
+            order[ply, k] = other
+            k -= 1
+        order[ply, k] = j
+
+
+@jit
+def _enter(ply, j, base, length, history, ws):
+    """Restore the history of child ``j`` of ``kids[ply]``; return its ``(base, length, history hash)``."""
+    zhist = ws[2]
+    kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
+    captured = kid_info[ply, j, _CAPTURED]
+    new_length = kid_info[ply, j, _LENGTH]
+    child_base = base if captured == 0 else base + length
+    child_history = 0
+    if kid_info[ply, j, _COUNT] > 0 and new_length > 0:
+        row = base + length
+        hkeys[row] = stash_keys[ply, j]
+        hboards[row, :] = stash_boards[ply, j, :]
+        child = kids[ply, j]
+        size = child.shape[0] - 5
+        child_history = _with_row(history if captured == 0 else 0, child, child[size + 2], zhist, size)
+    return child_base, new_length, child_history
+
+
+@jit(inline=False)
+def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta, ws):
+    """The fail-soft αβ value of ``state``, not a leaf, searched ``depth`` plies deep.
+
+    Leaves (finished games, and positions at the depth limit) are scored by
+    their parent, without a call (see the module docstring for the scores).
+
+    The root (``ply == 0``) also writes the value of each action
+    ``moves[j]`` into ``values[j]`` (``ws[18]``).  When ``ctl[_TIES]`` is
+    set each action is searched with the window ``(best - 1, beta)``: called
+    with the open window, the actions whose value equals the best are exact,
+    the others upper bounds below it.  Otherwise every action is searched
+    with the root's window (exact values for the open one).  The root is this same function (not a
+    caller of it) because numba's cache mishandles a recursive kernel
+    called from another kernel.
+
+    Args:
+        state, moves, count: the position, its legal actions and how many (at least one).
+        base, length: its history, rows of the shared history arrays.
+        history: the hash of the set of positions in that history.
+        ply: the distance from the root, the row of the per-ply buffers to use.
+        depth: plies left to search, at least one; ``_INFINITE`` searches to the end.
+        alpha, beta: the window.
+        ws: the workspace tuple built by :class:`AlphaBeta`.
+
+    Returns:
+        The value, or 0 once ``ctl[_STATUS]`` says the search was stopped.
+    """
+    zpos, zply = ws[1], ws[3]
+    kids, kid_moves, kid_info, order = ws[4:8]
+    tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations, values, ctl = ws[12:20]
+    size = state.shape[0] - 5
+    root = ply == 0
+    ctl[_NODES] += 1
+    if ctl[_NODES] > ctl[_BUDGET]:
+        ctl[_STATUS] = _OUT_OF_NODES
+        return 0
+    if ply >= kids.shape[0]:
+        ctl[_STATUS] = _OUT_OF_STACK
+        return 0
+    # Captures only grow: no line can end better than the mover taking every seed left, nor worse
+    # than the opponent doing so.  These bounds hold at any depth.
+    mover = state[size + 2]
+    ceiling = WIN + ctl[_TOTAL] - 2 * state[size + 1 - mover]
+    if ceiling <= alpha:
+        return ceiling
+    bottom = 2 * state[size + mover] - WIN - ctl[_TOTAL]
+    if bottom >= beta:
+        return bottom
+
+    key = _position_hash(state, size, zpos, zply, ctl[_PLIES]) ^ history
+    slot = key & (tt_keys.shape[0] - 1)
+    tt_move = -1
+    if tt_keys[slot] == key:
+        tt_move = tt_moves[slot]
+        stored = tt_depths[slot]
+        flags = tt_flags[slot]
+        complete = (flags & _COMPLETE) != 0
+        if not root and (stored == depth or (complete and depth >= stored)):
+            value = tt_values[slot]
+            bound = flags & 3
+            if bound == _EXACT or (bound == _LOWER and value >= beta) or (bound == _UPPER and value <= alpha):
+                if not complete:
+                    ctl[_HORIZON] += 1  # the value came from a depth-limited search
+                return value
+
+    horizon = ctl[_HORIZON]
+    floor = alpha
+    _expand(state, moves, count, base, length, ply, tt_move, ws)
+    child_depth = depth - 1 if depth < _INFINITE else depth
+    best = -_BIG
+    best_move = -1
+    for k in range(count):
+        j = order[ply, k]
+        child = kids[ply, j]
+        child_count = kid_info[ply, j, _COUNT]
+        if root:
+            alpha = best - 1 if ctl[_TIES] and best > floor else floor
+        if _is_leaf(child_count, child_depth, ctl):
+            ctl[_NODES] += 1
+            value = -_score(child, size)
+        else:
+            child_base, child_length, child_history = _enter(ply, j, base, length, history, ws)
+            value = -_negamax(
+                child, kid_moves[ply, j], child_count, child_base, child_length,
+                child_history, ply + 1, child_depth, -beta, -alpha, ws,
+            )
+            if ctl[_STATUS] != _RUNNING:
+                return 0
+        if root:
+            values[j] = value
+        if value > best:
+            best = value
+            best_move = kid_info[ply, j, _ACTION]
+            if value > alpha:
+                alpha = value
+                if alpha >= beta:
+                    break
+
+    flags = _UPPER if best <= floor else _LOWER if best >= beta else _EXACT
+    if ctl[_HORIZON] == horizon:
+        flags |= _COMPLETE
+    # Replace an entry of an earlier search, or one searched less deep.
+    if tt_keys[slot] == key or tt_generations[slot] != ctl[_GENERATION] or depth >= tt_depths[slot]:
+        tt_keys[slot] = key
+        tt_values[slot] = best
+        tt_depths[slot] = depth
+        tt_flags[slot] = flags
+        tt_moves[slot] = best_move
+        tt_generations[slot] = ctl[_GENERATION]
+    return best
+
+
+# --------------------------------------------------------------------------- the Python API
+
+
+@dataclasses.dataclass(frozen=True)
+class SearchResult:
+    """What :meth:`AlphaBeta.search` found.
+
+    Attributes:
+        value: the value of the position for the player to move.
+        best_actions: the actions of that value, ascending.
+        depth: the depth of the deepest completed iteration (``None`` when
+            the game was searched to its end).
+        exact: whether the search reached the end of the game everywhere,
+            so that ``value`` is the game-theoretic value.
+        nodes: positions visited, in all iterations.
+        seconds: time taken.
+    """
+
+    value: int
+    best_actions: Tuple[int, ...]
+    depth: Optional[int]
+    exact: bool
+    nodes: int
+    seconds: float
+
+
+def _check_depth(depth) -> int:
+    """The depth for the kernels: ``depth`` checked, or ``_INFINITE`` for None."""
+    if depth is None:
+        return _INFINITE
+    if isinstance(depth, (bool, np.bool_)) or not isinstance(depth, (int, np.integer)):
+        raise ValueError(f"depth must be a positive integer or None, got {depth!r}")
+    if not 1 <= depth <= MAX_DEPTH:
+        raise ValueError(f"depth must be from 1 to {MAX_DEPTH} (or None for no limit), got {depth}")
+    return int(depth)
+
+
+class AlphaBeta:
+    """An αβ searcher for one set of rules, with its transposition table and buffers.
+
+    The table survives between searches (so later searches reuse earlier
+    work) until :meth:`clear`; it never changes a result, only the time to
+    reach it.
+
+    Args:
+        rules: the rules of the games to search.
+        table_bits: the table holds ``2**table_bits`` entries (20 bytes each).
+
+    Raises:
+        ValueError: bad arguments, or rules with 1000 seeds or more (the
+            scores of unfinished games would reach those of won ones).
+    """
+
+    _INITIAL_PLIES = 64
+
+    def __init__(self, rules: Rules, table_bits: int = 20) -> None:
+        if not isinstance(rules, Rules):
+            raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
+        if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
+            raise ValueError(f"table_bits must be an integer from 1 to 30, got {table_bits!r}")
+        n, total = rules.pits_per_side, rules.total_seeds
+        if total >= WIN:
+            raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
+        self.rules = rules
+        size = 2 * n
+        rows = 2 * size + 3
+        words = np.random.default_rng(0x5EED_AB).integers(
+            np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=rows * (total + 1) + 8 * 256,
+            dtype=np.int64, endpoint=True,
+        )
+        tables = words[: rows * (total + 1)].reshape(rows, total + 1)
+        self._zpos = np.ascontiguousarray(tables[: size + 2])  # pits, player, South's captures
+        self._zhist = np.ascontiguousarray(tables[size + 2 : 2 * size + 3])  # pits, player
+        self._zply = words[-8 * 256 :].reshape(8, 256).copy()
+        entries = 1 << table_bits
+        self._table = (
+            np.zeros(entries, dtype=np.int64),  # keys
+            np.zeros(entries, dtype=np.int32),  # values
+            np.zeros(entries, dtype=np.int32),  # depths
+            np.zeros(entries, dtype=np.int8),  # flags
+            np.zeros(entries, dtype=np.int8),  # moves
+            np.zeros(entries, dtype=np.int16),  # generations
+        )
+        self._ctl = np.zeros(8, dtype=np.int64)
+        self._ctl[_PLIES] = rules.max_plies is not None
+        self._ctl[_TOTAL] = total
+        self._plies = 0
+        self._history_rows = 0
+        self._run(Game(rules=rules), 1, True, _UNLIMITED)  # compile, or load, the kernels now: not in a timed search
+        self.clear()
+
+    @property
+    def nodes(self) -> int:
+        """Positions visited by the last search (all its iterations)."""
+        return int(self._ctl[_NODES])
+
+    def clear(self) -> None:
+        """Empty the transposition table."""
+        keys, *_, generations = self._table
+        keys[:] = 0
+        generations[:] = -1  # no search has this generation: every slot is free
+        self._ctl[_GENERATION] = 0
+
+    def _workspace(self, game: Game, plies: int, values: np.ndarray):
+        """The workspace tuple for ``plies`` plies below ``game``, its history copied in."""
+        n = self.rules.pits_per_side
+        size, width = 2 * n, 2 * n + 5
+        rows = game._length + plies + 2
+        if plies != self._plies or rows > self._history_rows:
+            self._plies, self._history_rows = plies, rows
+            self._buffers = (
+                np.zeros((plies, n, width), dtype=np.int64),  # kids
+                np.zeros((plies, n, n), dtype=np.int64),  # their legal actions
+                np.zeros((plies, n, 4), dtype=np.int64),  # action, captured, history length, count
+                np.zeros((plies, n), dtype=np.int64),  # order
+                np.zeros((plies, n), dtype=np.int64),  # stashed history keys
+                np.zeros((plies, n, size + 1), dtype=np.int64),  # stashed history boards
+                np.zeros(rows, dtype=np.int64),  # history keys
+                np.zeros((rows, size + 1), dtype=np.int64),  # history boards
+            )
+        hkeys, hboards = self._buffers[6:8]
+        hkeys[: game._length] = game._keys[: game._length]
+        hboards[: game._length] = game._boards[: game._length]
+        return (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table + (values, self._ctl)
+
+    def _run(
+        self, game: Game, depth: int, ties: bool, budget: int, window: Tuple[int, int] = (-_BIG, _BIG)
+    ) -> Tuple[int, np.ndarray, int, bool]:
+        """One root search; returns ``(value, values per legal action, status, exact)``.
+
+        A search to the end (``depth=_INFINITE``) starts with short per-ply
+        buffers and searches again with longer ones when a line outgrows them.
+        """
+        ctl = self._ctl
+        moves = np.array(game.legal_actions, dtype=np.int64)
+        values = np.zeros(len(moves), dtype=np.int64)
+        plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1)
+        ctl[_TIES] = ties
+        history = _history_hash(game._boards, game._length, self._zhist, 2 * self.rules.pits_per_side)
+        while True:
+            ws = self._workspace(game, plies, values)
+            ctl[_STATUS] = _RUNNING
+            ctl[_BUDGET] = ctl[_NODES] + budget
+            ctl[_HORIZON] = 0
+            value = _negamax(
+                game._state.copy(), moves, len(moves), 0, game._length, history, 0, depth, *window, ws
+            )
+            if ctl[_STATUS] != _OUT_OF_STACK:
+                return int(value), values, int(ctl[_STATUS]), bool(ctl[_HORIZON] == 0)
+            if plies > MAX_DEPTH:
+                raise ValueError(
+                    f"the search met lines longer than {MAX_DEPTH} plies: give a depth limit for boards this large"
+                )
+            plies = min(2 * plies, MAX_DEPTH + 1)
+
+    def _check(self, game: Game) -> None:
+        if not isinstance(game, Game):
+            raise ValueError(f"the search needs an awale.Game, got {game!r}")
+        if game.rules != self.rules:
+            raise ValueError(f"this searcher is for {self.rules}, the game is played under {game.rules}")
+        if game.game_finished:
+            raise ValueError("the game is over: there is nothing to search")
+
+    def _start(self) -> None:
+        """Begin a search: count nodes from zero and age the table's entries."""
+        self._ctl[_NODES] = 0
+        self._ctl[_GENERATION] = (self._ctl[_GENERATION] + 1) % (1 << 15)
+
+    def solve(self, game: Game, depth: Optional[int] = None) -> int:
+        """The negamax value of ``game`` for the player to move, ``depth`` plies deep (None: to the end)."""
+        return self.search(game, depth).value
+
+    def result(self, game: Game) -> int:
+        """The game-theoretic result for the player to move: 1 (win), 0 (draw) or -1 (loss).
+
+        The sign of :meth:`solve` with ``depth=None``, found by a search with
+        the window ``(-1, 1)``: it need not measure the margin of a win, and
+        can be far faster.
+        """
+        self._check(game)
+        self._start()
+        value = self._run(game, _INFINITE, False, _UNLIMITED, (-1, 1))[0]
+        return (value > 0) - (value < 0)
+
+    def action_values(self, game: Game, depth: Optional[int] = None) -> Dict[int, int]:
+        """The exact value of each legal action for the player to move (the negated value of its child).
+
+        Each action is searched with the open window, ``depth`` plies deep
+        counting the action itself (None: to the end of the game).
+        """
+        self._check(game)
+        depth = _check_depth(depth)
+        self._start()
+        _, values, _, _ = self._run(game, depth, False, _UNLIMITED)
+        return {action: int(v) for action, v in zip(game.legal_actions, values)}
+
+    def search(self, game: Game, depth: Optional[int] = None, time: Optional[float] = None) -> SearchResult:
+        """The best actions of ``game`` by iterative deepening.
+
+        Args:
+            game: a game not finished, under this searcher's rules.
+            depth: the deepest iteration (None: no limit, to the end of the game;
+                with a time, iterations stop at :data:`MAX_DEPTH`).
+            time: if given, seconds to spend: no iteration starts that is
+                predicted not to finish in the time left, and one that
+                overruns is abandoned (after a node budget estimated from
+                the speed so far).  The result is that of the last completed
+                iteration; the first (one ply) always completes.
+
+        Raises:
+            ValueError: a bad game, depth or time.
+        """
+        self._check(game)
+        limit = _check_depth(depth)
+        if time is not None:
+            if isinstance(time, bool) or not isinstance(time, (int, float)) or not math.isfinite(time) or time <= 0:
+                raise ValueError(f"time must be a positive number of seconds, got {time!r}")
+        start = _time.perf_counter()
+        self._start()
+        if time is None and depth is None:
+            schedule: Iterable[int] = [_INFINITE]  # one exact search: the table does the rest
+        else:
+            schedule = range(1, min(limit, MAX_DEPTH) + 1)
+        found = None
+        last = previous = 0.0  # the times of the last two iterations
+        rate = 0.0  # nodes per second in the last iteration
+        for iteration in schedule:
+            budget = _UNLIMITED
+            if time is not None and found is not None:
+                left = start + time - _time.perf_counter()
+                growth = min(max(last / previous if previous > 0 else 4.0, 1.0), 8.0)  # tiny times are noisy
+                if left <= last * growth:
+                    break  # the next iteration would not finish
+                budget = max(1, int(rate * left))  # abandon it at the deadline
+            begun, nodes = _time.perf_counter(), int(self._ctl[_NODES])
+            value, values, status, exact = self._run(game, iteration, True, budget)
+            if status != _RUNNING:
+                break
+            previous, last = last, _time.perf_counter() - begun
+            rate = (self._ctl[_NODES] - nodes) / max(last, 1e-9)
+            best = tuple(a for a, v in zip(game.legal_actions, values) if v == value)
+            found = (value, best, None if exact else iteration, exact)
+            if exact:
+                break
+        value, best, reached, exact = found
+        return SearchResult(value, best, reached, exact, self.nodes, _time.perf_counter() - start)
+
+
+def solve(game: Game, depth: Optional[int] = None) -> int:
+    """The negamax value of ``game`` for the player to move (see the module docstring).
+
+    ``depth=None`` searches to the end of the game: the sign of the value is
+    then the game-theoretic result (win, draw or loss) with perfect play.
+    Uses a fresh :class:`AlphaBeta`; keep one to reuse its table.
+    """
+    if not isinstance(game, Game):
+        raise ValueError(f"solve needs an awale.Game, got {game!r}")
+    return AlphaBeta(game.rules).solve(game, depth)
+
+
+def result(game: Game) -> int:
+    """The game-theoretic result of ``game`` for the player to move: 1, 0 or -1 (win, draw, loss).
+
+    Uses a fresh :class:`AlphaBeta`; keep one to reuse its table.
+    """
+    if not isinstance(game, Game):
+        raise ValueError(f"result needs an awale.Game, got {game!r}")
+    return AlphaBeta(game.rules).result(game)
+
+
+def action_values(game: Game, depth: Optional[int] = None) -> Dict[int, int]:
+    """The exact negamax value of each legal action of ``game`` for the player to move.
+
+    Uses a fresh :class:`AlphaBeta`; keep one to reuse its table.
+    """
+    if not isinstance(game, Game):
+        raise ValueError(f"action_values needs an awale.Game, got {game!r}")
+    return AlphaBeta(game.rules).action_values(game, depth)
