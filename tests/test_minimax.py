@@ -163,9 +163,11 @@ def test_random_positions_match_openspiel(n, s):
     assert len(set(results)) > 1  # not all wins, say
 
 
-# Positions whose result depends on how the search keeps the history across captures (found by
-# breaking that bookkeeping on purpose): the actions from the initial position.
+# Positions whose result depends on how the search keeps the history (found by breaking that
+# bookkeeping on purpose: rows lost across captures, or the set of positions hashed by XOR):
+# the actions from the initial position.
 HISTORY_SENSITIVE = [
+    (3, 2, [1, 1, 2, 2, 1, 0, 0, 1, 0, 2]),
     (2, 4, [0, 1, 1, 0, 0, 0, 1, 0, 0, 1, 0, 1, 1, 0, 0, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1]),
     (2, 4, [1, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0, 0]),
     (2, 4, [0, 0, 1, 1, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0]),
@@ -200,6 +202,8 @@ def test_initial_values_of_small_boards(n, s, expected):
     found = AlphaBeta(game.rules).search(game)
     assert found.value == expected
     assert found.exact and found.depth is None
+    deepened = AlphaBeta(game.rules).search(game, time=60.0)  # iterative deepening, until exact
+    assert deepened.exact and (deepened.value, deepened.best_actions) == (expected, found.best_actions)
     values = action_values(game)
     assert max(values.values()) == expected
     assert result(game) == sign(expected)
@@ -390,6 +394,7 @@ def test_bad_search_arguments():
         lambda: action_values(game, MAX_DEPTH + 1),
         lambda: AlphaBeta(Rules()).search(game, 2, time=-1.0),
         lambda: AlphaBeta(Rules(pits_per_side=3)).solve(game, 2),
+        lambda: AlphaBeta(Rules(seeds_per_pit=84)),  # 1008 seeds: scores would reach WIN
         lambda: Minimax().act(finished),
     ]:
         with pytest.raises(ValueError):
@@ -402,12 +407,12 @@ _SCRIPT = """
 import json
 from awale import Game, Rules
 from awale._jit import COMPILED
-from awale.search.alphabeta import action_values, solve
+from awale.search.alphabeta import action_values, result, solve
 small = Game(rules=Rules(pits_per_side=2, seeds_per_pit=2))
 middle = Game()
 for action in [2, 5, 1, 0]:
     middle = middle.step(action)[0]
-print(json.dumps([COMPILED, solve(small), action_values(small),
+print(json.dumps([COMPILED, solve(small), action_values(small), result(small),
                   solve(Game(rules=Rules(pits_per_side=2, seeds_per_pit=1))),
                   solve(middle, 3), action_values(middle, 2)]))
 """

@@ -3,9 +3,15 @@
 The search is the αβ procedure of Knuth & Moore (1975), "An analysis of
 alpha-beta pruning", *Artificial Intelligence* 6(4), in its negamax, fail-soft
 form, with iterative deepening, move ordering (the transposition table's move
-first, then captures by size) and a transposition table of preallocated
-arrays.  Moves are made by :func:`awale.rules.advance`: no rule is written
-twice.
+first, then captures by size), a transposition table of preallocated arrays,
+and bounds from the seeds still on the board (no line can score better than
+the mover taking them all).  Moves are made by :func:`awale.rules.advance`:
+no rule is written twice.
+
+:func:`solve`, :func:`result` and :func:`action_values` answer one question
+with a fresh table; an :class:`AlphaBeta` keeps its table between searches,
+and its :meth:`~AlphaBeta.search` finds the best actions within a depth or a
+time.
 
 Values are from the point of view of the player to move.  A position at the
 depth limit scores its capture difference (the mover's captures minus the
