@@ -85,6 +85,11 @@ def _default_store() -> str:
 # --------------------------------------------------------------------------- the parser
 
 
+def _add_experiment(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
+    parser.add_argument("--games", type=_integer(1, "--games"), metavar="N", help="games per pairing (default: the experiment's)")
+
+
 def _add_store(parser: argparse.ArgumentParser, required: bool = False) -> None:
     if required:
         parser.add_argument("--store", required=True, metavar="PATH", help="the SQLite store of the games")
@@ -152,16 +157,14 @@ def build_parser() -> argparse.ArgumentParser:
     running = actions.add_parser(
         "run", help="play the missing games of an experiment", description="Play the games of an experiment not yet in the store."
     )
-    running.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
-    running.add_argument("--games", type=_integer(1, "--games"), metavar="N", help="games per pairing (default: the experiment's)")
+    _add_experiment(running)
     _add_store(running)
     _add_cluster(running)
     running.set_defaults(handler=_experiment_run)
     following = actions.add_parser(
         "status", help="games done per pairing", description="Games done and scores for each pairing of an experiment."
     )
-    following.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
-    following.add_argument("--games", type=_integer(1, "--games"), metavar="N", help="games per pairing (default: the experiment's)")
+    _add_experiment(following)
     _add_store(following)
     following.set_defaults(handler=_experiment_status)
 

@@ -462,6 +462,19 @@ def advance(state, params, action, keys, boards, length, out):
 
 
 @jit(inline=False)
+def _grown(keys, boards, length):
+    """The history arrays with twice the room, the first ``length`` rows kept."""
+    capacity = 2 * keys.shape[0]
+    new_keys = np.empty(capacity, dtype=np.int64)
+    new_boards = np.empty((capacity, boards.shape[1]), dtype=np.int64)
+    for j in range(length):
+        new_keys[j] = keys[j]
+        for i in range(boards.shape[1]):
+            new_boards[j, i] = boards[j, i]
+    return new_keys, new_boards
+
+
+@jit(inline=False)
 def _random_moves(state, params, keys, boards, length, out, count, rng):
     """Play random moves until the game ends or the history is full; return ``(length, count)``."""
     capacity = keys.shape[0]
@@ -508,15 +521,7 @@ def random_playouts(state, params, keys, boards, length, playouts, rng):
             if count == 0:
                 break
             # The history is full (a long stretch without captures): double it.
-            capacity *= 2
-            grown_keys = np.empty(capacity, dtype=np.int64)
-            grown_boards = np.empty((capacity, width), dtype=np.int64)
-            for j in range(used):
-                grown_keys[j] = work_keys[j]
-                for i in range(width):
-                    grown_boards[j, i] = work_boards[j, i]
-            work_keys = grown_keys
-            work_boards = grown_boards
+            work_keys, work_boards = _grown(work_keys, work_boards, used)
         result[3] += work[size + 3] - state[size + 3]
         outcome = work[size + 4]
         if outcome == SOUTH:

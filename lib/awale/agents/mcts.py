@@ -106,7 +106,7 @@ class _TreeSearcher(_Searcher):
         return tree
 
     def act(self, game: Game) -> int:
-        if len(game.legal_actions) == 1 and not game.game_finished:
+        if len(game.legal_actions) == 1:  # a forced move needs no search
             return game.legal_actions[0]
         return self.search(game).best_action(by=self.final)
 

@@ -34,7 +34,7 @@ import numpy as np
 
 from .._jit import jit
 from ..game import Game
-from ..rules import _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _sow, advance, legal_actions
+from ..rules import _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _grown, _sow, advance, legal_actions
 
 __all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes"]
 
@@ -185,19 +185,6 @@ def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_
         _, length, count = advance(state, params, action, keys, boards, length, out)
         moves_left -= 1
     return length, count, moves_left, n_played
-
-
-@jit(inline=False)
-def _grown(keys, boards, length):
-    """The history arrays with twice the room, the first ``length`` rows kept."""
-    capacity = 2 * keys.shape[0]
-    new_keys = np.empty(capacity, dtype=np.int64)
-    new_boards = np.empty((capacity, boards.shape[1]), dtype=np.int64)
-    for j in range(length):
-        new_keys[j] = keys[j]
-        for i in range(boards.shape[1]):
-            new_boards[j, i] = boards[j, i]
-    return new_keys, new_boards
 
 
 @jit(inline=False)
