@@ -25,21 +25,34 @@ except ImportError:  # pragma: no cover
 COMPILED: bool = _numba is not None and not _DISABLED
 
 
-def jit(function: Optional[F] = None, *, inline: bool = True):
+def jit(function: Optional[F] = None, *, inline: bool = True, allocates: bool = True):
     """Compile ``function`` with ``numba.njit`` (cached, GIL released) if numba is there.
 
     Small kernels are inlined into their callers at numba's level
     (``inline=True``): that saves a call and the reference counting of
-    every array argument, about a third of the time of a random playout.
-    Entry points called from Python, and recursive kernels, pass
-    ``inline=False``.
+    every array argument.  Entry points called from Python, and recursive
+    kernels, pass ``inline=False``.
+
+    ``allocates=False`` compiles the kernel without numba's runtime: it may
+    not create arrays, and in exchange it does no reference counting at
+    all.  Each array a compiled function binds to a name costs an atomic
+    increment and decrement of its reference count, and in the hot loops of
+    the playouts and the search those atomic operations took more than half
+    of the time.  The hot loops are therefore out-of-line kernels with
+    ``allocates=False`` (what is inlined into them is compiled in their
+    context, so it does no reference counting either); the kernels that
+    allocate their work arrays call them.
     """
 
     def decorate(func: F) -> F:
         if _numba is None:
             return func
         return _numba.njit(
-            cache=True, nogil=True, error_model="numpy", inline="always" if inline else "never"
+            cache=True,
+            nogil=True,
+            error_model="numpy",
+            inline="always" if inline else "never",
+            _nrt=allocates,
         )(func)
 
     return decorate if function is None else decorate(function)

@@ -234,29 +234,31 @@ def _below(rng, k):
 
 
 @jit
+def _spread(pits, origin, seeds, size, sign):
+    """Add (``sign=1``) or take back (``sign=-1``) the sowing of ``seeds`` seeds from ``pits[origin]``.
+
+    The origin itself is skipped and left as it is.  Returns the last pit sown.
+    """
+    laps = 0
+    if seeds >= size - 1:  # one or more full laps round the board
+        laps = seeds // (size - 1)
+        seeds -= laps * (size - 1)
+    # Branch-free: the pit ``ahead`` places after the origin gets one seed a lap, and one
+    # more if it lies within the remaining seeds.
+    for i in range(size):
+        ahead = i - origin
+        ahead += size * (ahead < 0)
+        pits[i] += sign * (ahead > 0) * (laps + (ahead <= seeds))
+    last = origin + seeds if seeds > 0 else origin - 1
+    return last + size * (last < 0) - size * (last >= size)
+
+
+@jit
 def _sow(pits, origin, size):
     """Sow the seeds of ``pits[origin]``, skipping the origin; return the last pit sown."""
     seeds = pits[origin]
     pits[origin] = 0
-    if seeds >= size - 1:  # one or more full laps round the board
-        laps = seeds // (size - 1)
-        seeds -= laps * (size - 1)
-        for i in range(size):
-            if i != origin:
-                pits[i] += laps
-        if seeds == 0:
-            return origin - 1 if origin > 0 else size - 1
-    # Fewer seeds than a lap now: one stretch to the end of the board, one from its start.
-    last = origin + seeds
-    if last < size:
-        for i in range(origin + 1, last + 1):
-            pits[i] += 1
-        return last
-    for i in range(origin + 1, size):
-        pits[i] += 1
-    for i in range(last - size + 1):
-        pits[i] += 1
-    return last - size
+    return _spread(pits, origin, seeds, size, 1)
 
 
 @jit
@@ -299,15 +301,23 @@ def _capture(pits, last, player, n, grand_slam):
     return taken
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _is_grand_slam(state, params, action):
-    """Would ``action`` capture every seed of the opponent (were it allowed to)?"""
+    """Would ``action`` capture every seed of the opponent (were it allowed to)?
+
+    The move is sown on ``state`` and taken back: ``state`` ends as it began.
+    """
     n = params[_R_PITS]
     size = 2 * n
     player = state[size + 2]
-    pits = state[:size].copy()
-    last = _sow(pits, player * n + action, size)
-    return _chain(pits, last, player, n)[2]
+    origin = player * n + action
+    seeds = state[origin]
+    state[origin] = 0
+    last = _spread(state, origin, seeds, size, 1)
+    grand = _chain(state, last, player, n)[2]
+    _spread(state, origin, seeds, size, -1)
+    state[origin] = seeds
+    return grand
 
 
 @jit
@@ -474,7 +484,7 @@ def _grown(keys, boards, length):
     return new_keys, new_boards
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _random_moves(state, params, keys, boards, length, out, count, rng):
     """Play random moves until the game ends or the history is full; return ``(length, count)``."""
     capacity = keys.shape[0]

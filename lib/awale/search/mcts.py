@@ -164,7 +164,7 @@ def _heavy_choice(state, params, out, count, rng, scratch):
     return out[count - 1]
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch):
     """Playout moves until the game ends, the cut-off is reached or the history is full.
 
@@ -187,7 +187,7 @@ def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_
     return length, count, moves_left, n_played
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _descend(state, params, action, keys, boards, length, out):
     """One move of the descent through the tree (kept out of line: it is not the hot loop)."""
     return advance(state, params, action, keys, boards, length, out)
@@ -215,7 +215,7 @@ def _bit_count(mask):
     return count
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng):
     """The child of ``node`` to descend into (``player`` is to move at ``node``)."""
     solver = cfg[_SOLVER] != 0
@@ -265,7 +265,7 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
     return best
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _try_prove(node, links, flags):
     """MCTS-Solver: the proven value of ``node`` from its children's, or UNKNOWN."""
     all_proven = flags[node, _UNTRIED] == 0
