@@ -101,6 +101,13 @@ def _is_leaf(count, depth, ctl):
 
 
 @jit
+def _copy(target, source):
+    """``target[:] = source`` for two distinct rows (a slice assignment would need numba's runtime)."""
+    for i in range(target.shape[0]):
+        target[i] = source[i]
+
+
+@jit
 def _board_hash(pits, player, table, size):
     """Zobrist hash of ``pits[:size]`` and the player: rows ``0..size-1`` and ``size`` of ``table``."""
     key = table[size, player]
@@ -126,7 +133,7 @@ def _with_row(history, pits, player, zhist, size):
     return (history + (_board_hash(pits, player, zhist, size) & _MASK62)) & _MASK62
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _history_hash(boards, length, zhist, size):
     """The hash of the set of the first ``length`` rows (pits, then player) of a history."""
     key = 0
@@ -135,7 +142,7 @@ def _history_hash(boards, length, zhist, size):
     return key
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _expand(state, moves, count, base, length, ply, tt_move, ws):
     """Make every child of ``state`` into ``kids[ply]`` and order them into ``order[ply]``.
 
@@ -149,10 +156,10 @@ def _expand(state, moves, count, base, length, ply, tt_move, ws):
     kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
     spare = hkeys.shape[0] - 1  # the last row keeps row ``base`` during a capture
     hkeys[spare] = hkeys[base]
-    hboards[spare, :] = hboards[base, :]
+    _copy(hboards[spare], hboards[base])
     for j in range(count):
         child = kids[ply, j]
-        child[:] = state
+        _copy(child, state)
         captured, new_length, child_count = advance(
             child, params, moves[j], hkeys[base:], hboards[base:], length, kid_moves[ply, j]
         )
@@ -163,10 +170,10 @@ def _expand(state, moves, count, base, length, ply, tt_move, ws):
         if child_count > 0 and new_length > 0:
             row = base + new_length - 1
             stash_keys[ply, j] = hkeys[row]
-            stash_boards[ply, j, :] = hboards[row, :]
+            _copy(stash_boards[ply, j], hboards[row])
         if captured > 0:
             hkeys[base] = hkeys[spare]
-            hboards[base, :] = hboards[spare, :]
+            _copy(hboards[base], hboards[spare])
         # Insertion sort: the table's move first, then larger captures, then lower actions.
         rank = _BIG if moves[j] == tt_move else captured
         k = j
@@ -192,14 +199,14 @@ def _enter(ply, j, base, length, history, ws):
     if kid_info[ply, j, _COUNT] > 0 and new_length > 0:
         row = base + length
         hkeys[row] = stash_keys[ply, j]
-        hboards[row, :] = stash_boards[ply, j, :]
+        _copy(hboards[row], stash_boards[ply, j])
         child = kids[ply, j]
         size = child.shape[0] - 5
         child_history = _with_row(history if captured == 0 else 0, child, child[size + 2], zhist, size)
     return child_base, new_length, child_history
 
 
-@jit(inline=False)
+@jit(inline=False, allocates=False)
 def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta, ws):
     """The fail-soft αβ value of ``state``, not a leaf, searched ``depth`` plies deep.
 
