@@ -1,12 +1,11 @@
 """Monte Carlo searches against exact values on small boards (computed by αβ to the end of the game)."""
 
 import numpy as np
-import pytest
 
 from awale import Game, Rules
 from awale.agents import parse
 from awale.rules import seed_rng
-from awale.search.alphabeta import action_values, solve
+from awale.search.alphabeta import action_values
 from awale.search.mcts import SearchConfig, SearchTree
 
 SMALL_BOARDS = [(2, 2), (3, 2), (2, 3), (3, 1)]

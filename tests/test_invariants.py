@@ -1,10 +1,12 @@
 """Properties that hold in every game, checked with hypothesis on random rules and move sequences."""
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from awale import Game, IllegalActionError, InvalidPositionError, Rules
+from awale.rules import _sow, _spread
 
 rules_strategy = st.builds(
     Rules,
@@ -97,3 +99,35 @@ def test_from_position_accepts_live_positions_and_rejects_altered_ones(rules, ch
             pits[index] += delta
             with pytest.raises(InvalidPositionError, match="do not add up"):
                 Game.from_position(pits, after.captures, after.current_player, rules)
+
+
+def sown_seed_by_seed(pits, origin):
+    """A reference sowing: one seed at a time into the next pit, skipping the origin."""
+    pits = list(pits)
+    seeds, pits[origin], index = pits[origin], 0, origin
+    while seeds:
+        index = (index + 1) % len(pits)
+        if index != origin:
+            pits[index] += 1
+            seeds -= 1
+    return pits, index
+
+
+boards_strategy = st.integers(2, 6).flatmap(
+    lambda n: st.tuples(st.lists(st.integers(0, 60), min_size=2 * n, max_size=2 * n), st.integers(0, 2 * n - 1))
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(boards_strategy)
+def test_sowing_matches_the_seed_by_seed_reference_and_takes_back(board):
+    pits, origin = board
+    if pits[origin] == 0:
+        pits[origin] = 1
+    expected, expected_last = sown_seed_by_seed(pits, origin)
+    array = np.array(pits, dtype=np.int64)
+    last = _sow(array, origin, len(pits))
+    assert (list(array), last) == (expected, expected_last)
+    _spread(array, origin, pits[origin], len(pits), -1)
+    array[origin] = pits[origin]
+    assert list(array) == pits

@@ -65,7 +65,7 @@ class Game:
     __slots__ = ("_rules", "_state", "_keys", "_boards", "_length", "_legal", "_pits", "_captures")
 
     def __init__(self, rules: Optional[Rules] = None) -> None:
-        rules = _check_rules(rules)
+        rules = _k.as_rules(rules)
         self._setup(rules, rules.initial_state(), None)
 
     # ------------------------------------------------------------------ construction
@@ -126,7 +126,7 @@ class Game:
                     f"are not a positive multiple of the {2 * n} pits"
                 )
             rules = Rules(pits_per_side=n, seeds_per_pit=total // (2 * n))
-        rules = _check_rules(rules)
+        rules = _k.as_rules(rules)
         n = rules.pits_per_side
         if len(board) != 2 * n:
             raise E(f"pits must hold {2 * n} counts for {n} pits per side, got {len(board)}")
@@ -305,14 +305,6 @@ class Game:
 
     def _repr_svg_(self) -> str:
         return svg_board(self)
-
-
-def _check_rules(rules) -> Rules:
-    if rules is None:
-        return Rules()
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
-    return rules
 
 
 @dataclasses.dataclass(frozen=True)

@@ -16,7 +16,7 @@ import numpy as np
 
 from .agents import Agent, parse
 from .game import PLAYERS, Game, IllegalActionError
-from .rules import Rules
+from .rules import Rules, as_rules
 
 __all__ = ["MatchRecord", "play"]
 
@@ -82,10 +82,7 @@ def play(
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer at least 0, got {seed!r}")
     seed = int(seed)
-    if rules is None:
-        rules = Rules()
-    elif not isinstance(rules, Rules):
-        raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
+    rules = as_rules(rules)
     if max_plies is not None:
         rules = dataclasses.replace(rules, max_plies=max_plies)
     given = (parse(south), parse(north))

@@ -34,6 +34,7 @@ from ._jit import jit
 
 __all__ = [
     "Rules",
+    "as_rules",
     "GRAND_SLAM_VARIANTS",
     "ONGOING",
     "SOUTH",
@@ -179,6 +180,19 @@ class Rules:
         return state
 
 
+def as_rules(rules: "Optional[Rules]", default: bool = True) -> Rules:
+    """``rules`` checked to be a :class:`Rules`; ``None`` stands for ``Rules()`` when ``default`` is true.
+
+    Raises:
+        ValueError: anything else.
+    """
+    if rules is None and default:
+        return Rules()
+    if not isinstance(rules, Rules):
+        raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
+    return rules
+
+
 def seed_rng(seed: "int | np.random.Generator") -> np.ndarray:
     """The state of the kernels' random generator (xorshift128) for ``seed``.
 
@@ -240,16 +254,17 @@ def _spread(pits, origin, seeds, size, sign):
     The origin itself is skipped and left as it is.  Returns the last pit sown.
     """
     laps = 0
-    if seeds >= size - 1:  # one or more full laps round the board
-        laps = seeds // (size - 1)
-        seeds -= laps * (size - 1)
+    rest = seeds
+    if rest >= size - 1:  # one or more full laps round the board
+        laps = rest // (size - 1)
+        rest -= laps * (size - 1)
     # Branch-free: the pit ``ahead`` places after the origin gets one seed a lap, and one
-    # more if it lies within the remaining seeds.
+    # more if it lies within the rest.
     for i in range(size):
         ahead = i - origin
         ahead += size * (ahead < 0)
-        pits[i] += sign * (ahead > 0) * (laps + (ahead <= seeds))
-    last = origin + seeds if seeds > 0 else origin - 1
+        pits[i] += sign * (ahead > 0) * (laps + (ahead <= rest))
+    last = origin + rest if rest > 0 else origin - 1
     return last + size * (last < 0) - size * (last >= size)
 
 

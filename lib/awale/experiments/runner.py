@@ -67,7 +67,7 @@ import numpy as np
 
 from ..agents import parse
 from ..match import MatchRecord, play
-from ..rules import Rules
+from ..rules import Rules, as_rules
 from .store import Store, StoredKey, rules_from_text, rules_to_text
 
 __all__ = [
@@ -147,10 +147,7 @@ class GameKey:
         if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _MAX_SEED:
             raise ValueError(f"a game's seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
         object.__setattr__(self, "seed", int(seed))
-        rules = Rules() if self.rules is None else self.rules
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
-        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "rules", as_rules(self.rules))
 
     @property
     def stored(self) -> StoredKey:

@@ -58,7 +58,7 @@ import sqlite3
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set, Tuple, Union
 
 from ..match import MatchRecord
-from ..rules import Rules
+from ..rules import Rules, as_rules
 
 if TYPE_CHECKING:  # pandas is imported when a frame is built, not with the module
     import pandas
@@ -159,9 +159,7 @@ def rules_to_text(rules: Rules) -> str:
     Raises:
         ValueError: ``rules`` is not an :class:`awale.Rules`.
     """
-    if not isinstance(rules, Rules):
-        raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
-    return json.dumps(dataclasses.asdict(rules), sort_keys=True, separators=(",", ":"))
+    return json.dumps(dataclasses.asdict(as_rules(rules, default=False)), sort_keys=True, separators=(",", ":"))
 
 
 def rules_from_text(text: str) -> Rules:

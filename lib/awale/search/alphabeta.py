@@ -48,7 +48,7 @@ import numpy as np
 
 from .._jit import jit
 from ..game import Game
-from ..rules import DRAW, ONGOING, Rules, advance
+from ..rules import DRAW, ONGOING, Rules, advance, as_rules
 
 __all__ = ["WIN", "MAX_DEPTH", "AlphaBeta", "SearchResult", "solve", "result", "action_values"]
 
@@ -375,8 +375,7 @@ class AlphaBeta:
     _INITIAL_PLIES = 64
 
     def __init__(self, rules: Rules, table_bits: int = 20) -> None:
-        if not isinstance(rules, Rules):
-            raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
+        rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
             raise ValueError(f"table_bits must be an integer from 1 to 30, got {table_bits!r}")
         n, total = rules.pits_per_side, rules.total_seeds
