@@ -153,7 +153,7 @@ latex_elements = {
   BoldItalicFont=*BoldItalic]
 \setsansfont{FreeSans}[Extension=.otf, UprightFont=*, ItalicFont=*Oblique, BoldFont=*Bold,
   BoldItalicFont=*BoldOblique]
-\setmonofont{DejaVu Sans Mono}[Scale=0.82]
+\setmonofont{DejaVu Sans Mono}[Scale=0.75]  % 88 characters fit the line: code lines are at most 88 long
 """,
     "preamble": r"""
 % The table of contents is "Contents" (Sphinx would name it after the caption of the first toctree).

@@ -148,6 +148,16 @@ def test_no_committed_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_lines_fit_the_page(path):
+    """docs/authoring.rst: code lines of at most 88 characters, which the PDF's code font fits on a line."""
+    notebook = nbformat.read(path, as_version=4)
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type == "code":
+            for line in cell.source.splitlines():
+                assert len(line) <= 88, f"{path.name}: cell {index} has a line of {len(line)} characters"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_notebook_runs_and_matches_the_library(path):
     notebook = nbformat.read(path, as_version=4)
     if path.name in CHECKS:
