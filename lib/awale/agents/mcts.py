@@ -144,8 +144,10 @@ class UCT(_TreeSearcher):
     optional terms of progressive bias and the history heuristic,
     ``bias * h_i / n_i + history * hh_i / sqrt(n_i)`` (Chaslot et al. 2008),
     and the AMAF mixing of RAVE (Gelly & Silver 2007).  With ``solver=True``
-    proven wins and losses propagate up the tree and proven moves are played
-    (Winands et al. 2008).  The move played is the most visited child.
+    every node keeps bounds on its exact result, proven wins, losses and draws
+    propagate up the tree, and proven moves are played (Winands et al. 2008;
+    score bounds: Cazenave & Saffidine 2010).  The move played is the most
+    visited child.
     """
 
     name = "uct"
@@ -158,7 +160,7 @@ class UCT(_TreeSearcher):
         Param("history", float, 0.0, minimum=0.0, doc="weight of the history-heuristic term"),
         Param("cutoff", int, 0, minimum=0, doc="plies after which a playout is scored by captures (0: none)"),
         Param("rave", float, 0.0, minimum=0.0, doc="RAVE equivalence parameter k (0: no RAVE)"),
-        Param("solver", bool, False, doc="MCTS-Solver: prove and play won and lost positions"),
+        Param("solver", bool, False, doc="MCTS-Solver with score bounds: prove wins, losses and draws"),
         _REUSE,
         seed_param(),
     )

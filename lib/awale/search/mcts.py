@@ -5,7 +5,7 @@ cut-off, the heuristic terms, AMAF/RAVE and the solver are options of the same
 kernel (a :class:`SearchConfig`), not subclasses.  The tree is a structure of
 arrays, as in mctx: node ``i`` has a parent, a first child and a next sibling,
 the action that led to it, a bit mask of the legal actions not expanded yet, a
-visit count and a sum of rewards.  Positions are not stored: each iteration
+visit count, a sum of rewards and, for the solver, bounds on its exact result.  Positions are not stored: each iteration
 replays the actions from the root, which is cheap next to a playout, and keeps
 the repetition history exact.
 
@@ -21,6 +21,7 @@ References:
     Chaslot et al. (2008), Progressive strategies for Monte-Carlo tree search (progressive bias).
     Gelly & Silver (2007), Combining online and offline knowledge in UCT (RAVE).
     Winands, Björnsson & Saito (2008), Monte-Carlo tree search solver.
+    Cazenave & Saffidine (2010), Score bounded Monte-Carlo tree search.
 """
 
 from __future__ import annotations
@@ -38,13 +39,14 @@ from ..rules import _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _grown,
 
 __all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes"]
 
-# Proven values, from the point of view of the player who moved into the node.
-UNKNOWN, LOSS, PROVEN_DRAW, WIN = 0, 1, 2, 3
-_PROVEN_NAMES = {UNKNOWN: "", LOSS: "loss", PROVEN_DRAW: "draw", WIN: "win"}
+# Results of a game, ordered, from the point of view of the player who moved into the node.  The
+# solver keeps a lower and an upper bound on the exact result of every node; it is proven when they meet.
+LOST, DRAWN, WON = 1, 2, 3
+_RESULT_NAMES = {LOST: "loss", DRAWN: "draw", WON: "win"}
 
 # Columns of the int32 ``links`` array and of the int8 ``flags`` array.
 _PARENT, _FIRST, _NEXT, _VISITS = 0, 1, 2, 3
-_ACTION, _UNTRIED, _PROVEN = 0, 1, 2
+_ACTION, _UNTRIED, _LOWER, _UPPER = 0, 1, 2, 3
 
 # Entries of the float64 configuration vector handed to the kernels.
 _C, _TREE_POLICY, _HEAVY, _BIAS, _HISTORY, _CUTOFF, _RAVE, _SOLVER = range(8)
@@ -71,7 +73,10 @@ class SearchConfig:
             capture difference (0: play to the end).
         rave: the equivalence parameter ``k`` of Gelly & Silver's schedule
             ``beta = sqrt(k / (3 n + k))`` mixing AMAF and UCT values (0: off).
-        solver: MCTS-Solver: prove wins, losses and draws and propagate them.
+        solver: MCTS-Solver with score bounds: keep a lower and an upper
+            bound on the result of every node, from the final positions up;
+            never select a child that cannot beat what its parent already
+            secures; play proven wins and avoid proven losses.
     """
 
     c: float = math.sqrt(2) / 2
@@ -111,7 +116,7 @@ class SearchConfig:
 
 def node_bytes(config: SearchConfig) -> int:
     """Bytes of tree per node under ``config`` (the arrays of :class:`SearchTree`)."""
-    plain = 4 * 4 + 3 + 4 + 2  # links (4 x int32), flags (3 x int8), value (float32), gain (int16)
+    plain = 4 * 4 + 4 + 4 + 2  # links (4 x int32), flags (4 x int8), value (float32), gain (int16)
     return plain + (8 if config.rave > 0 else 0)  # AMAF visits (int32) and rewards (float32)
 
 
@@ -122,7 +127,13 @@ class ChildStats:
     action: int
     visits: int
     mean: float
-    proven: str  # "win", "loss", "draw", or "" when not proven
+    lower: str  # bounds on the exact result of the move (solver): "loss", "draw" or "win"
+    upper: str
+
+    @property
+    def proven(self) -> str:
+        """The exact result of the move when the solver has proven it, otherwise ""."""
+        return self.lower if self.lower == self.upper else ""
 
 
 # --------------------------------------------------------------------------- kernels
@@ -215,20 +226,36 @@ def _bit_count(mask):
     return count
 
 
+@jit
+def _secured(node, links, flags):
+    """The best lower bound among the children of ``node``: what its player to move can already secure."""
+    secured = LOST
+    child = links[node, _FIRST]
+    while child >= 0:
+        secured = max(secured, flags[child, _LOWER])
+        child = links[child, _NEXT]
+    return secured
+
+
 @jit(inline=False, allocates=False)
 def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng):
-    """The child of ``node`` to descend into (``player`` is to move at ``node``)."""
-    solver = cfg[_SOLVER] != 0
+    """The child of ``node`` to descend into (``player`` is to move at ``node``).
+
+    With the solver, a child whose upper bound is no better than what another
+    child secures cannot change the result of ``node``: it is not selected.
+    """
+    # Without the solver every bound is [LOST, WON] and nothing is cut.
+    secured = _secured(node, links, flags) if cfg[_SOLVER] != 0 else LOST - 1
     if cfg[_TREE_POLICY] == _RANDOM_TREE:
         count = 0
         child = links[node, _FIRST]
         while child >= 0:
-            count += not (solver and flags[child, _PROVEN] == LOSS)
+            count += flags[child, _UPPER] > secured
             child = links[child, _NEXT]
         pick = _below(rng, max(count, 1))
         child = links[node, _FIRST]
         while child >= 0:
-            if not (solver and flags[child, _PROVEN] == LOSS):
+            if flags[child, _UPPER] > secured:
                 if pick == 0:
                     return child
                 pick -= 1
@@ -241,7 +268,7 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
     best_score = -1e300
     child = links[node, _FIRST]
     while child >= 0:
-        if solver and flags[child, _PROVEN] == LOSS:
+        if flags[child, _UPPER] <= secured:
             child = links[child, _NEXT]
             continue
         visits = links[child, _VISITS]
@@ -265,24 +292,34 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
     return best
 
 
+@jit
+def _negated(result):
+    """The same result seen by the other player."""
+    return LOST + WON - result
+
+
 @jit(inline=False, allocates=False)
-def _try_prove(node, links, flags):
-    """MCTS-Solver: the proven value of ``node`` from its children's, or UNKNOWN."""
-    all_proven = flags[node, _UNTRIED] == 0
-    best = UNKNOWN
+def _update_bounds(node, links, flags):
+    """Recompute the bounds of ``node`` from its children's (the minimax rule on intervals).
+
+    The player to move at ``node`` gets the best of the children: at least
+    the best lower bound, at most the best upper bound (a win while some move
+    is not expanded).  Returns whether the bounds changed.
+    """
+    best_lower = LOST
+    best_upper = LOST if flags[node, _UNTRIED] == 0 else WON
     child = links[node, _FIRST]
     while child >= 0:
-        proven = flags[child, _PROVEN]
-        if proven == WIN:
-            return LOSS  # the player to move here wins by moving there
-        if proven == UNKNOWN:
-            all_proven = False
-        elif proven > best:
-            best = proven
+        best_lower = max(best_lower, flags[child, _LOWER])
+        best_upper = max(best_upper, flags[child, _UPPER])
         child = links[child, _NEXT]
-    if not all_proven or best == UNKNOWN:
-        return UNKNOWN
-    return WIN if best == LOSS else best  # every move loses: a win for whoever moved here
+    lower = _negated(best_upper)
+    upper = _negated(best_lower)
+    if lower == flags[node, _LOWER] and upper == flags[node, _UPPER]:
+        return False
+    flags[node, _LOWER] = lower
+    flags[node, _UPPER] = upper
+    return True
 
 
 @jit(inline=False)
@@ -317,7 +354,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
 
     done = 0
     while done < iterations:
-        if used >= capacity or (solver and flags[0, _PROVEN] != UNKNOWN):
+        if used >= capacity or flags[0, _LOWER] == flags[0, _UPPER]:
             break
         done += 1
         for i in range(root_state.shape[0]):
@@ -336,9 +373,9 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
 
         # Selection, then expansion of one new node.
         while True:
-            if solver and depth > 0 and flags[node, _PROVEN] != UNKNOWN:
-                proven = flags[node, _PROVEN]
-                mover_reward = 1.0 if proven == WIN else (0.0 if proven == LOSS else 0.5)
+            if depth > 0 and flags[node, _LOWER] == flags[node, _UPPER]:  # proven (by the solver)
+                proven = flags[node, _LOWER]
+                mover_reward = 1.0 if proven == WON else (0.0 if proven == LOST else 0.5)
                 mover = root_player ^ ((depth - 1) & 1)
                 reward = mover_reward if mover == 0 else 1.0 - mover_reward
                 break
@@ -373,7 +410,8 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                     untried |= 1 << out[j]
                 flags[child, _ACTION] = action
                 flags[child, _UNTRIED] = untried
-                flags[child, _PROVEN] = UNKNOWN
+                flags[child, _LOWER] = LOST
+                flags[child, _UPPER] = WON
                 value[child] = 0.0
                 gain[child] = captured
                 if rave:
@@ -381,7 +419,9 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                     amaf_w[child] = 0.0
                 if solver and count == 0:
                     outcome = state[size + 4]
-                    flags[child, _PROVEN] = PROVEN_DRAW if outcome == DRAW else (WIN if outcome == player else LOSS)
+                    result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
+                    flags[child, _LOWER] = result
+                    flags[child, _UPPER] = result
                 node = child
                 break
             node = child
@@ -424,16 +464,11 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 history[player, 0, played[k] % n] += reward if player == 0 else 1.0 - reward
                 history[player, 1, played[k] % n] += 1.0
         if solver:
-            d = depth
-            while d >= 1 and flags[path[d], _PROVEN] != UNKNOWN:
-                parent = path[d - 1]
-                if flags[parent, _PROVEN] != UNKNOWN:
+            # Bounds only tighten.  The parent of the new node may have lost its last untried move;
+            # above it, a node whose bounds did not change leaves its ancestors' as they were.
+            for d in range(depth - 1, -1, -1):
+                if not _update_bounds(path[d], links, flags) and d < depth - 1:
                     break
-                proven = _try_prove(parent, links, flags)
-                if proven == UNKNOWN:
-                    break
-                flags[parent, _PROVEN] = proven
-                d -= 1
     return done, used
 
 
@@ -461,7 +496,7 @@ def _compact(root, links, flags, value, gain, amaf_n, amaf_w, new_links, new_fla
         old = order[new]
         for column in range(4):
             new_links[new, column] = links[old, column]
-        for column in range(3):
+        for column in range(flags.shape[1]):
             new_flags[new, column] = flags[old, column]
         new_links[new, _PARENT] = index[links[old, _PARENT]] if new > 0 else -1
         new_links[new, _FIRST] = index[links[old, _FIRST]] if links[old, _FIRST] >= 0 else -1
@@ -502,14 +537,14 @@ class SearchTree:
         for action in game.legal_actions:
             root_mask |= 1 << action
         self._links[0] = (-1, -1, -1, 0)
-        self._flags[0] = (0, root_mask, UNKNOWN)
+        self._flags[0] = (0, root_mask, LOST, WON)
         self.used = 1
         self.iterations = 0
 
     def _allocate(self, capacity: int) -> None:
         rave = self.config.rave > 0
         self._links = np.empty((capacity, 4), dtype=np.int32)
-        self._flags = np.empty((capacity, 3), dtype=np.int8)
+        self._flags = np.empty((capacity, 4), dtype=np.int8)
         self._value = np.empty(capacity, dtype=np.float32)
         self._gain = np.empty(capacity, dtype=np.int16)
         self._amaf_n = np.empty(capacity if rave else 1, dtype=np.int32)
@@ -571,8 +606,9 @@ class SearchTree:
 
     @property
     def proven_root(self) -> str:
-        """The proven value of the root for the player to move there: "win", "loss", "draw" or ""."""
-        return _PROVEN_NAMES[int(_negate_py(self._flags[0, _PROVEN]))]
+        """The proven result of the root for the player to move there: "win", "loss", "draw" or ""."""
+        lower, upper = int(self._flags[0, _LOWER]), int(self._flags[0, _UPPER])
+        return _RESULT_NAMES[LOST + WON - lower] if lower == upper else ""  # seen from the root
 
     def children(self) -> List[ChildStats]:
         """The root's children, in ascending order of action."""
@@ -588,25 +624,37 @@ class SearchTree:
                     action=int(self._flags[child, _ACTION]),
                     visits=visits,
                     mean=float(self._value[child]) / visits if visits else 0.0,
-                    proven=_PROVEN_NAMES[int(self._flags[child, _PROVEN])],
+                    lower=_RESULT_NAMES[int(self._flags[child, _LOWER])],
+                    upper=_RESULT_NAMES[int(self._flags[child, _UPPER])],
                 )
             )
             child = int(self._links[child, _NEXT])
         return sorted(stats, key=lambda s: s.action)
 
     def best_action(self, by: str = "visits") -> int:
-        """The action to play: a proven win if there is one, never a proven loss if avoidable,
-        otherwise the most visited child (``by="visits"``) or the best mean (``by="mean"``)."""
+        """The action to play.
+
+        A proven win if there is one.  Otherwise the most visited child
+        (``by="visits"``) or the best mean (``by="mean"``) among the moves that
+        could still do better than the result some move secures (a proven
+        loss is thus avoided when it can be) -- unless its mean is below that
+        secured result, a proven draw, which is then played instead.
+        """
         stats = self.children()
         if not stats:
             return self.game.legal_actions[0]
-        wins = [s for s in stats if s.proven == "win"]
+        wins = [s for s in stats if s.lower == "win"]
         if wins:
             return wins[0].action
-        candidates = [s for s in stats if s.proven != "loss"] or stats
-        if by == "mean":
-            return max(candidates, key=lambda s: (s.mean, s.visits)).action
-        return max(candidates, key=lambda s: (s.visits, s.mean)).action
+        rank = {"loss": LOST, "draw": DRAWN, "win": WON}
+        secured = max(rank[s.lower] for s in stats)
+        securing = [s for s in stats if rank[s.lower] == secured]
+        candidates = [s for s in stats if rank[s.upper] > secured] or securing
+        key = (lambda s: (s.mean, s.visits)) if by == "mean" else (lambda s: (s.visits, s.mean))
+        best = max(candidates, key=key)
+        if secured == DRAWN and rank[best.lower] < DRAWN and best.mean < 0.5:
+            best = max(securing, key=key)
+        return best.action
 
     def subtree(self, game: Game) -> Optional["SearchTree"]:
         """The tree under the node reached by ``game``, if ``game`` continues the root's game.
@@ -641,10 +689,6 @@ class SearchTree:
         )
         tree.iterations = int(tree._links[0, _VISITS])
         return tree
-
-
-def _negate_py(proven: int) -> int:
-    return {WIN: LOSS, LOSS: WIN}.get(int(proven), int(proven))
 
 
 def _same_game(a: Game, b: Game) -> bool:
