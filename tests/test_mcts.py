@@ -5,6 +5,7 @@ import pytest
 from awale import Game, Rules
 from awale.agents import parse
 from awale.rules import seed_rng
+from awale.search import mcts
 from awale.search.mcts import SearchConfig, SearchTree, node_bytes
 
 VARIANTS = [
@@ -100,6 +101,39 @@ def test_solver_proves_the_immediate_win():
     agent.act(position(**WINNING_CAPTURE))
     assert agent.tree.proven_root == "win"
     assert [c.proven for c in agent.statistics() if c.action == 5] == ["win"]
+
+
+def _with_root_children(results, visits, means):
+    """A searched tree whose root children are given these bounds, visits and means (by action)."""
+    tree = SearchTree(Game(), SearchConfig(solver=True), seed_rng(0))
+    tree.run(200)
+    names = {"loss": mcts.LOST, "draw": mcts.DRAWN, "win": mcts.WON}
+    child = int(tree._links[0, mcts._FIRST])
+    while child >= 0:
+        action = int(tree._flags[child, mcts._ACTION])
+        lower, upper = results.get(action, ("loss", "win"))
+        tree._flags[child, mcts._LOWER], tree._flags[child, mcts._UPPER] = names[lower], names[upper]
+        tree._links[child, mcts._VISITS] = visits[action]
+        tree._value[child] = means[action] * visits[action]
+        child = int(tree._links[child, mcts._NEXT])
+    return tree
+
+
+def test_a_secured_draw_beats_moves_that_look_worse():
+    visits = {0: 10, 1: 500, 2: 60, 3: 20, 4: 30, 5: 40}
+    means = {0: 0.5, 1: 0.4, 2: 0.45, 3: 0.3, 4: 0.2, 5: 0.1}
+    tree = _with_root_children({0: ("draw", "draw"), 3: ("loss", "loss")}, visits, means)
+    assert tree.best_action() == 0  # the most visited move, 1, is estimated below the secured draw
+    assert [c.proven for c in tree.children()] == ["draw", "", "", "loss", "", ""]
+    means[1] = 0.6
+    tree = _with_root_children({0: ("draw", "draw"), 3: ("loss", "loss")}, visits, means)
+    assert tree.best_action() == 1  # it may still be better than a draw, and looks it
+    tree = _with_root_children({a: ("loss", "draw") for a in range(1, 6)} | {0: ("draw", "draw")}, visits, means)
+    assert tree.best_action() == 0  # nothing can beat the draw any more
+    tree = _with_root_children({a: ("loss", "loss") for a in range(6) if a != 4}, visits, means)
+    assert tree.best_action() == 4  # the only move not proven lost
+    tree = _with_root_children({5: ("win", "win")}, visits, means)
+    assert tree.best_action() == 5
 
 
 def test_a_move_handing_the_opponent_a_winning_capture_is_avoided():
