@@ -5,9 +5,9 @@ cut-off, the heuristic terms, AMAF/RAVE and the solver are options of the same
 kernel (a :class:`SearchConfig`), not subclasses.  The tree is a structure of
 arrays, as in mctx: node ``i`` has a parent, a first child and a next sibling,
 the action that led to it, a bit mask of the legal actions not expanded yet, a
-visit count, a sum of rewards and, for the solver, bounds on its exact result.  Positions are not stored: each iteration
-replays the actions from the root, which is cheap next to a playout, and keeps
-the repetition history exact.
+visit count, a sum of rewards and, for the solver, bounds on its exact result.
+Positions are not stored: each iteration replays the actions from the root,
+which is cheap next to a playout, and keeps the repetition history exact.
 
 Rewards are in [0, 1] (win 1, draw ½, loss 0).  A node's sum of rewards is
 counted from the point of view of the player who moved into it, so at every
