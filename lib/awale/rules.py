@@ -486,16 +486,22 @@ def advance(state, params, action, keys, boards, length, out):
     return captured, length, count
 
 
+@jit(inline=False, allocates=False)
+def _copy_history(keys, boards, length, to_keys, to_boards):
+    """Copy the first ``length`` rows of a history into ``to_keys`` and ``to_boards``."""
+    for j in range(length):
+        to_keys[j] = keys[j]
+        for i in range(boards.shape[1]):
+            to_boards[j, i] = boards[j, i]
+
+
 @jit(inline=False)
 def _grown(keys, boards, length):
     """The history arrays with twice the room, the first ``length`` rows kept."""
     capacity = 2 * keys.shape[0]
     new_keys = np.empty(capacity, dtype=np.int64)
     new_boards = np.empty((capacity, boards.shape[1]), dtype=np.int64)
-    for j in range(length):
-        new_keys[j] = keys[j]
-        for i in range(boards.shape[1]):
-            new_boards[j, i] = boards[j, i]
+    _copy_history(keys, boards, length, new_keys, new_boards)
     return new_keys, new_boards
 
 
@@ -519,7 +525,6 @@ def random_playouts(state, params, keys, boards, length, playouts, rng):
     """
     n = params[_R_PITS]
     size = 2 * n
-    width = size + 1
     result = np.zeros(4, dtype=np.int64)
     first = np.empty(n, dtype=np.int64)
     first_count = legal_actions(state, params, first)
@@ -527,16 +532,13 @@ def random_playouts(state, params, keys, boards, length, playouts, rng):
     while capacity < 2 * length:
         capacity *= 2
     work_keys = np.empty(capacity, dtype=np.int64)
-    work_boards = np.empty((capacity, width), dtype=np.int64)
+    work_boards = np.empty((capacity, size + 1), dtype=np.int64)
     work = np.empty_like(state)
     out = np.empty(n, dtype=np.int64)
     for _ in range(playouts):
         for i in range(state.shape[0]):
             work[i] = state[i]
-        for j in range(length):
-            work_keys[j] = keys[j]
-            for i in range(width):
-                work_boards[j, i] = boards[j, i]
+        _copy_history(keys, boards, length, work_keys, work_boards)
         for i in range(first_count):
             out[i] = first[i]
         count = first_count

@@ -35,7 +35,9 @@ import numpy as np
 
 from .._jit import jit
 from ..game import Game
-from ..rules import _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _grown, _sow, advance, legal_actions
+from ..rules import (
+    _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
+)
 
 __all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes"]
 
@@ -359,10 +361,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
         done += 1
         for i in range(root_state.shape[0]):
             state[i] = root_state[i]
-        for j in range(root_length):
-            keys[j] = root_keys[j]
-            for i in range(size + 1):
-                boards[j, i] = root_boards[j, i]
+        _copy_history(root_keys, root_boards, root_length, keys, boards)
         length = root_length
         count = legal_actions(state, params, out)
         node = 0
