@@ -107,12 +107,11 @@ def _with_root_children(results, visits, means):
     """A searched tree whose root children are given these bounds, visits and means (by action)."""
     tree = SearchTree(Game(), SearchConfig(solver=True), seed_rng(0))
     tree.run(200)
-    names = {"loss": mcts.LOST, "draw": mcts.DRAWN, "win": mcts.WON}
     child = int(tree._links[0, mcts._FIRST])
     while child >= 0:
         action = int(tree._flags[child, mcts._ACTION])
         lower, upper = results.get(action, ("loss", "win"))
-        tree._flags[child, mcts._LOWER], tree._flags[child, mcts._UPPER] = names[lower], names[upper]
+        tree._flags[child, mcts._LOWER], tree._flags[child, mcts._UPPER] = mcts._RESULTS[lower], mcts._RESULTS[upper]
         tree._links[child, mcts._VISITS] = visits[action]
         tree._value[child] = means[action] * visits[action]
         child = int(tree._links[child, mcts._NEXT])

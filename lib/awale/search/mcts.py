@@ -45,6 +45,7 @@ __all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes"]
 # solver keeps a lower and an upper bound on the exact result of every node; it is proven when they meet.
 LOST, DRAWN, WON = 1, 2, 3
 _RESULT_NAMES = {LOST: "loss", DRAWN: "draw", WON: "win"}
+_RESULTS = {name: result for result, name in _RESULT_NAMES.items()}
 
 # Columns of the int32 ``links`` array and of the int8 ``flags`` array.
 _PARENT, _FIRST, _NEXT, _VISITS = 0, 1, 2, 3
@@ -607,7 +608,7 @@ class SearchTree:
     def proven_root(self) -> str:
         """The proven result of the root for the player to move there: "win", "loss", "draw" or ""."""
         lower, upper = int(self._flags[0, _LOWER]), int(self._flags[0, _UPPER])
-        return _RESULT_NAMES[LOST + WON - lower] if lower == upper else ""  # seen from the root
+        return _RESULT_NAMES[_negated(lower)] if lower == upper else ""
 
     def children(self) -> List[ChildStats]:
         """The root's children, in ascending order of action."""
@@ -645,13 +646,12 @@ class SearchTree:
         wins = [s for s in stats if s.lower == "win"]
         if wins:
             return wins[0].action
-        rank = {"loss": LOST, "draw": DRAWN, "win": WON}
-        secured = max(rank[s.lower] for s in stats)
-        securing = [s for s in stats if rank[s.lower] == secured]
-        candidates = [s for s in stats if rank[s.upper] > secured] or securing
+        secured = max(_RESULTS[s.lower] for s in stats)
+        securing = [s for s in stats if _RESULTS[s.lower] == secured]
+        candidates = [s for s in stats if _RESULTS[s.upper] > secured] or securing
         key = (lambda s: (s.mean, s.visits)) if by == "mean" else (lambda s: (s.visits, s.mean))
         best = max(candidates, key=key)
-        if secured == DRAWN and rank[best.lower] < DRAWN and best.mean < 0.5:
+        if secured == DRAWN and _RESULTS[best.lower] < DRAWN and best.mean < 0.5:
             best = max(securing, key=key)
         return best.action
 
