@@ -5,7 +5,7 @@
     python -m awale tournament SPEC SPEC [SPEC ...] --games N [--seed S] --store PATH
                                [--workers K | --scheduler ADDR] [--name NAME] [--batch-size B]
     python -m awale experiment list [--store PATH]
-    python -m awale experiment run NAME [--games N] [--store PATH] [--workers K | --scheduler ADDR]
+    python -m awale experiment run (NAME | --all) [--games N] [--store PATH] [--workers K | --scheduler ADDR]
     python -m awale experiment status NAME [--games N] [--store PATH]
     python -m awale match SPEC SPEC [--seed S] [--show]
 
@@ -85,8 +85,13 @@ def _default_store() -> str:
 # --------------------------------------------------------------------------- the parser
 
 
-def _add_experiment(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
+def _add_experiment(parser: argparse.ArgumentParser, every: bool = False) -> None:
+    if every:
+        which = parser.add_mutually_exclusive_group(required=True)
+        which.add_argument("name", nargs="?", metavar="NAME", help="the experiment (see: experiment list)")
+        which.add_argument("--all", action="store_true", help="every experiment of the catalogue, in its order")
+    else:
+        parser.add_argument("name", metavar="NAME", help="the experiment (see: experiment list)")
     parser.add_argument("--games", type=_integer(1, "--games"), metavar="N", help="games per pairing (default: the experiment's)")
 
 
@@ -155,9 +160,12 @@ def build_parser() -> argparse.ArgumentParser:
     _add_store(listing)
     listing.set_defaults(handler=_experiment_list)
     running = actions.add_parser(
-        "run", help="play the missing games of an experiment", description="Play the games of an experiment not yet in the store."
+        "run",
+        help="play the missing games of an experiment, or of all",
+        description="Play the games of an experiment (or, with --all, of every experiment) not yet in the store. "
+        "Interrupt it at any time: the same command resumes.",
     )
-    _add_experiment(running)
+    _add_experiment(running, every=True)
     _add_store(running)
     _add_cluster(running)
     running.set_defaults(handler=_experiment_run)
@@ -284,13 +292,15 @@ def _print_status(exp: ex.Experiment, store: ex.Store, games: Optional[int]) -> 
 
 
 def _experiment_run(args: argparse.Namespace) -> int:
-    exp = _experiment(args)
-    keys = exp.keys(args.games)
+    chosen = list(ex.CATALOG.values()) if args.all else [_experiment(args)]
+    status = 0
     with ex.Store(args.store or _default_store()) as store:
-        summary = _run(keys, args, exp.name, store)
-        print()
-        _print_status(exp, store, args.games)
-    return _report_failures(summary)
+        for exp in chosen:
+            summary = _run(exp.keys(args.games), args, exp.name, store)
+            print()
+            _print_status(exp, store, args.games)
+            status = max(status, _report_failures(summary))
+    return status
 
 
 def _experiment_status(args: argparse.Namespace) -> int:

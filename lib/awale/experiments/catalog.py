@@ -8,10 +8,10 @@ budgets, so results do not depend on the machine.
 
 The reference thesis (Marchant 2021, "Playing Awale with MCTS") gave its
 searches 5 seconds per move; here the reference budget is
-:data:`REFERENCE_ITERATIONS` iterations per move, and the budget curve uses
-the thesis's time grid as multiples of it.  The default numbers of games
-are laptop-sized (smaller than the thesis's 50 per pairing for the search
-experiments); ``python -m awale experiment run NAME --games N`` asks for
+:data:`REFERENCE_ITERATIONS` iterations per move, and the MCTS budget curve
+uses the thesis's time grid as multiples of it.  Every pairing is played 50
+games (the method's power analysis asks for 49), the champions' round robin
+100 per pair; ``python -m awale experiment run NAME --games N`` asks for
 more, and since the keys of the first games do not change, the extra games
 are simply added.
 
@@ -20,27 +20,42 @@ name               pairings                                               games 
 =================  =====================================================  =====  ========
 eps-vs-random      greedy(eps=e) vs random, e = 0, 0.05, ..., 1               100     2,100
 eps-grid           every pair of greedy(eps=e), e = 0, 0.05, ..., 1            50    10,500
-mcts-budget        mcts(iterations=N) vs mcts(iterations=3800),                10       120
+mcts-budget        mcts(iterations=N) vs mcts(iterations=3800),                50       600
                    N = 3800 x (0.1, 0.2, 0.3, 0.4, 0.6, 1, 1.4, 2, 3, 4, 6, 8)
-uct-c              uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2          20       280
+uct-c              uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2          50       700
                    and 0.5, 0.7, 0.9 (3800 iterations)
-uct-c-1.5          the same c grid vs uct(c=1.5)                              20       280
-greedy-uct-c       uct(playout='greedy', c) vs uct(playout='greedy'),         20       300
+uct-c-1.5          the same c grid vs uct(c=1.5)                              50       700
+greedy-uct-c       uct(playout='greedy', c) vs uct(playout='greedy'),         50       750
                    c grid and 0.5, 0.7, 0.9, 0.95
-champions          round robin: random, greedy(eps=0.05), minimax(depth=4),   20       420
+champions          round robin: random, greedy(eps=0.05), minimax(depth=4),  100     2,100
                    flat, mcts, uct, uct(playout='greedy') (3800 iterations)
-rave               uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000           20       100
-solver             uct(solver=True) vs uct                                    40        40
-bias-history       uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both    20       140
+rave               uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000           50       250
+solver             uct(solver=True) vs uct                                    50        50
+bias-history       uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both    50       350
                    at 1, vs uct
-cutoff             uct(cutoff=d) vs uct, d = 10, 20, 40, 80                   20        80
+cutoff             uct(cutoff=d) vs uct, d = 10, 20, 40, 80                   50       200
+uct-budget         uct(iterations=N) vs uct(iterations=3800),                 50       550
+                   N = 3800 x (1/16, 1/8, ..., 1, 2, ..., 64)
+alphabeta-uct      minimax(depth=d) vs uct, d = 2, 4, ..., 14; and            50       550
+                   minimax(depth=12) vs uct(iterations=3800 x 2, 4, 8, 16)
 =================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
-takes 1 to 3 ms, and one between two 3800-iteration searches 2 to 5 s; so
-the two greedy experiments take seconds, and each search experiment from a
-few minutes (rave, solver, cutoff, bias-history) to a quarter of an hour
-(the c grids, the budget curve, champions) of one core.
+takes 1 to 3 ms, and one between two 3800-iteration searches about 2 s; a
+game of uct(iterations=243200), the top of the UCT budget curve, about a
+minute.  ``python -m awale experiment run --all`` plays every missing game
+of the catalogue (see the README for the time it takes).
+
+Cost in the αβ experiment is made comparable through measured time: αβ's
+depth and UCT's iterations are both machine-independent budgets, so the
+games stay reproducible, and the store keeps every game's thinking time per
+side, from which the time per move of each budget is read.  On the
+development machine minimax(depth=12) takes about as long per move as
+uct(iterations=3800).
+
+An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
+its games depend on the machine's speed and load, cannot be replayed move
+for move, and ``experiment verify`` only checks their legality and scores.
 
 ``greedy(eps)`` is the probability of a random move.  The thesis kept
 "ε = 0.95" meaning, in its text, a greedy move 95 % of the time; its
@@ -69,6 +84,8 @@ __all__ = [
     "EPS_GRID",
     "BUDGET_RATIOS",
     "C_GRID",
+    "UCT_BUDGET_RATIOS",
+    "ALPHABETA_DEPTHS",
     "get_experiment",
     "status",
     "standings",
@@ -83,6 +100,8 @@ __all__ = [
     "solver",
     "bias_history",
     "cutoff",
+    "uct_budget",
+    "alphabeta_uct",
 ]
 
 #: Iterations per move of every search unless the experiment varies it.
@@ -93,6 +112,12 @@ EPS_GRID = tuple(round(i / 20, 2) for i in range(21))
 
 #: The budget curve's budgets as multiples of the reference: the thesis's times (0.5 s to 40 s) over its 5 s.
 BUDGET_RATIOS = (0.1, 0.2, 0.3, 0.4, 0.6, 1, 1.4, 2, 3, 4, 6, 8)
+
+#: The UCT budget curve's budgets as multiples of the reference: from 1/16 to 64, doubling.
+UCT_BUDGET_RATIOS = tuple(2.0**k for k in range(-4, 7))
+
+#: Depths of αβ in its comparison with UCT.
+ALPHABETA_DEPTHS = (2, 4, 6, 8, 10, 12, 14)
 
 #: The c grid of the thesis: 11 values evenly spaced from 0.2 to 2.2.
 C_GRID = tuple(round(0.2 + 0.2 * i, 2) for i in range(11))
@@ -187,6 +212,18 @@ def cutoff() -> List[Pairing]:
     return _versus_uct([f"cutoff={d}" for d in (10, 20, 40, 80)])
 
 
+def uct_budget() -> List[Pairing]:
+    """UCT at budgets :data:`UCT_BUDGET_RATIOS` x the reference against UCT at the reference budget."""
+    return [(f"uct(iterations={round(REFERENCE_ITERATIONS * r)})", _UCT) for r in UCT_BUDGET_RATIOS]
+
+
+def alphabeta_uct() -> List[Pairing]:
+    """αβ at depths :data:`ALPHABETA_DEPTHS` against UCT; then αβ at depth 12 against UCT at larger budgets."""
+    by_depth = [(f"minimax(depth={d})", _UCT) for d in ALPHABETA_DEPTHS]
+    by_budget = [("minimax(depth=12)", f"uct(iterations={REFERENCE_ITERATIONS * k})") for k in (2, 4, 8, 16)]
+    return by_depth + by_budget
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 
@@ -201,6 +238,9 @@ class Experiment:
         games: the default number of games per pairing.
         seed: the base seed of the games (see :func:`~awale.experiments.runner.pair_keys`).
         rules: the rules of every game.
+        timed: the agents have time budgets, so the games cannot be
+            replayed move for move (only their legality and scores can be
+            checked).
     """
 
     name: str
@@ -209,6 +249,7 @@ class Experiment:
     games: int
     seed: int = 0
     rules: Rules = dataclasses.field(default_factory=Rules)
+    timed: bool = False
 
     def pairings(self) -> List[Pairing]:
         """The pairings, in canonical specs."""
@@ -231,19 +272,23 @@ def _catalog(*entries: Tuple[str, Callable[[], List[Pairing]], int, str]) -> Dic
 CATALOG: Dict[str, Experiment] = _catalog(
     ("eps-vs-random", eps_vs_random, 100, "greedy(eps=e) vs random, e = 0, 0.05, ..., 1"),
     ("eps-grid", eps_grid, 50, "every pair of greedy(eps=e), e = 0, 0.05, ..., 1 (the thesis's heat map)"),
-    ("mcts-budget", mcts_budget, 10,
+    ("mcts-budget", mcts_budget, 50,
      f"mcts(iterations=N) vs mcts(iterations={REFERENCE_ITERATIONS}), N = 380 to 30400 (the thesis's 0.5 s to 40 s vs 5 s)"),
-    ("uct-c", uct_c, 20, "uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2 and 0.5, 0.7, 0.9"),
-    ("uct-c-1.5", uct_c_15, 20, "the same c values vs uct(c=1.5)"),
-    ("greedy-uct-c", greedy_uct_c, 20,
+    ("uct-c", uct_c, 50, "uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2 and 0.5, 0.7, 0.9"),
+    ("uct-c-1.5", uct_c_15, 50, "the same c values vs uct(c=1.5)"),
+    ("greedy-uct-c", greedy_uct_c, 50,
      "uct(playout='greedy', c) vs uct(playout='greedy'), c = 0.2, ..., 2.2 and 0.5, 0.7, 0.9, 0.95"),
-    ("champions", champions, 20,
+    ("champions", champions, 100,
      "round robin of the best of each family: random, greedy(eps=0.05), minimax(depth=4), flat, mcts, uct, "
      "uct(playout='greedy')"),
-    ("rave", rave, 20, "uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000"),
-    ("solver", solver, 40, "uct(solver=True) vs uct"),
-    ("bias-history", bias_history, 20, "uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both at 1, vs uct"),
-    ("cutoff", cutoff, 20, "uct(cutoff=d) vs uct, d = 10, 20, 40, 80"),
+    ("rave", rave, 50, "uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000"),
+    ("solver", solver, 50, "uct(solver=True) vs uct"),
+    ("bias-history", bias_history, 50, "uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both at 1, vs uct"),
+    ("cutoff", cutoff, 50, "uct(cutoff=d) vs uct, d = 10, 20, 40, 80"),
+    ("uct-budget", uct_budget, 50,
+     f"uct(iterations=N) vs uct(iterations={REFERENCE_ITERATIONS}), N = 238 to 243200 (1/16 to 64 times as many)"),
+    ("alphabeta-uct", alphabeta_uct, 50,
+     "minimax(depth=d) vs uct, d = 2, 4, ..., 14; minimax(depth=12) vs uct(iterations=7600 to 60800)"),
 )
 
 

@@ -119,8 +119,8 @@ class SearchConfig:
 
 def node_bytes(config: SearchConfig) -> int:
     """Bytes of tree per node under ``config`` (the arrays of :class:`SearchTree`)."""
-    plain = 4 * 4 + 4 + 4 + 2  # links (4 x int32), flags (4 x int8), value (float32), gain (int16)
-    return plain + (8 if config.rave > 0 else 0)  # AMAF visits (int32) and rewards (float32)
+    plain = 4 * 4 + 4 + 8 + 2  # links (4 x int32), flags (4 x int8), value (float64), gain (int16)
+    return plain + (12 if config.rave > 0 else 0)  # AMAF visits (int32) and rewards (float64)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -545,10 +545,12 @@ class SearchTree:
         rave = self.config.rave > 0
         self._links = np.empty((capacity, 4), dtype=np.int32)
         self._flags = np.empty((capacity, 4), dtype=np.int8)
-        self._value = np.empty(capacity, dtype=np.float32)
+        # Sums of rewards in float64: exact for wins and draws at any reachable visit count, and cut-off
+        # rewards (fractions) accumulate without float32's rounding.
+        self._value = np.empty(capacity, dtype=np.float64)
         self._gain = np.empty(capacity, dtype=np.int16)
         self._amaf_n = np.empty(capacity if rave else 1, dtype=np.int32)
-        self._amaf_w = np.empty(capacity if rave else 1, dtype=np.float32)
+        self._amaf_w = np.empty(capacity if rave else 1, dtype=np.float64)
 
     @property
     def capacity(self) -> int:
