@@ -7,9 +7,10 @@
     python -m awale experiment list [--store PATH]
     python -m awale experiment run (NAME | --all) [--games N] [--store PATH] [--workers K | --scheduler ADDR]
     python -m awale experiment status NAME [--games N] [--store PATH]
+    python -m awale experiment verify [NAME] [--sample N | --replay-all] [--seed S] [--store PATH]
     python -m awale match SPEC SPEC [--seed S] [--show]
 
-Exit status: 0 on success, 1 when some games failed, 2 for bad arguments or an
+Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
 or SIGTERM; the finished games are kept and the same command resumes).
 """
@@ -175,6 +176,24 @@ def build_parser() -> argparse.ArgumentParser:
     _add_experiment(following)
     _add_store(following)
     following.set_defaults(handler=_experiment_status)
+    checking = actions.add_parser(
+        "verify",
+        help="check stored games: moves through the rules, and a sample replayed from their keys",
+        description="Play every stored move list through the rules (legal moves, the stored winner, scores and "
+        "plies), and replay a random sample of the games from their keys (agent specs, seed, rules): the moves "
+        "and results must come out identical. Games whose agents have a time budget are not replayed. "
+        "Exit status 1 if any game fails.",
+    )
+    checking.add_argument("name", nargs="?", metavar="NAME", help="only this experiment's games (default: all)")
+    replays = checking.add_mutually_exclusive_group()
+    replays.add_argument(
+        "--sample", type=_integer(0, "--sample"), default=100, metavar="N",
+        help="games to replay, drawn at random (default 100; 0 checks the rules only)",
+    )
+    replays.add_argument("--replay-all", action="store_true", help="replay every replayable game (as long as playing them)")
+    checking.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="seed of the sample (default 0)")
+    _add_store(checking)
+    checking.set_defaults(handler=_experiment_verify)
 
     match = commands.add_parser(
         "match",
@@ -308,6 +327,21 @@ def _experiment_status(args: argparse.Namespace) -> int:
     with ex.Store(args.store or _default_store(), create=False) as store:
         _print_status(exp, store, args.games)
     return 0
+
+
+def _experiment_verify(args: argparse.Namespace) -> int:
+    path = args.store or _default_store()
+    if args.name is not None and args.name not in ex.experiments(path):
+        raise _Failure(f"the store {path} holds no game of experiment {args.name!r}")
+    report = ex.verify(path, args.name, sample=None if args.replay_all else args.sample, seed=args.seed)
+    for mismatch in report.mismatches:
+        print(f"FAILED {mismatch}")
+    print(
+        f"{report.checked} of {report.games} games checked through the rules, {report.replayed} replayed from their "
+        f"keys ({report.time_based} with time budgets not replayable): "
+        + ("all identical" if report.ok else f"{len(report.mismatches)} FAILED")
+    )
+    return 0 if report.ok else 1
 
 
 def _match(args: argparse.Namespace) -> int:

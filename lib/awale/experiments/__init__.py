@@ -3,6 +3,7 @@
 * :mod:`~awale.experiments.store`: the store (one row per finished game) and :func:`load` for notebooks.
 * :mod:`~awale.experiments.runner`: game keys and :func:`run`, which plays the keys not yet stored.
 * :mod:`~awale.experiments.catalog`: the named experiments of the thesis.
+* :mod:`~awale.experiments.verify`: stored games checked through the rules and replayed from their keys.
 
 >>> from awale.experiments import pair_keys, run
 >>> keys = pair_keys("random", "greedy", games=4, seed=1)
@@ -24,6 +25,7 @@ from .runner import (
     run,
 )
 from .store import Store, StoreError, count, decode_moves, experiments, load, rules_from_text, rules_to_text
+from .verify import Mismatch, VerifyReport, verify
 
 __all__ = [
     "CATALOG",
@@ -50,4 +52,7 @@ __all__ = [
     "load",
     "rules_from_text",
     "rules_to_text",
+    "Mismatch",
+    "VerifyReport",
+    "verify",
 ]

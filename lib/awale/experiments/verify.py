@@ -1,0 +1,193 @@
+"""Check that stored games are what their keys say: :func:`verify`.
+
+Two checks, from the cheapest:
+
+* **Rules.**  Every stored move list is played through :class:`~awale.game.Game`
+  under the stored rules: each move must be legal, the game must end exactly
+  at the last move (or at the rules' ply cap), and the stored winner, scores
+  and number of plies must be those the rules give.
+* **Replay.**  A game is a pure function of its key (agent specs, match
+  seed, rules: see :func:`awale.match.play`), so playing the key again must
+  give the same moves, winner and scores, bit for bit.  Games whose agents
+  have a time budget (a ``time`` parameter) depend on the machine's speed
+  and load: they are not replayed, and counted as such.
+
+Replaying costs as much as playing, so by default a seeded random sample of
+the replayable games is replayed; the rules check covers every game.  A game
+that fails either check is reported, never skipped.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from typing import Any, List, Mapping, Optional, Union
+
+import numpy as np
+
+from ..agents import parse
+from ..game import Game, IllegalActionError
+from ..match import play
+from .store import Store, decode_moves, rules_from_text
+
+__all__ = ["Mismatch", "VerifyReport", "check_rules", "check_replay", "time_based", "verify"]
+
+
+@dataclasses.dataclass(frozen=True)
+class Mismatch:
+    """A stored game that failed a check.
+
+    Attributes:
+        experiment, south, north, seed: the game's key (rules aside).
+        check: ``"rules"`` or ``"replay"``.
+        reason: what differed.
+    """
+
+    experiment: str
+    south: str
+    north: str
+    seed: int
+    check: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.experiment}: {self.south} vs {self.north} (seed {self.seed}), {self.check}: {self.reason}"
+
+
+@dataclasses.dataclass
+class VerifyReport:
+    """What :func:`verify` checked and found.
+
+    Attributes:
+        games: games in the store (of the experiment asked for).
+        checked: games whose moves were played through the rules (all of them).
+        replayed: games replayed from their keys.
+        time_based: games not replayable because an agent had a time budget.
+        mismatches: every game that failed a check.
+    """
+
+    games: int = 0
+    checked: int = 0
+    replayed: int = 0
+    time_based: int = 0
+    mismatches: List[Mismatch] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        """No stored game failed a check."""
+        return not self.mismatches
+
+
+def time_based(spec: str) -> bool:
+    """Whether the agent of ``spec`` thinks for a time budget (its games cannot be replayed move for move)."""
+    return getattr(parse(spec), "time", None) is not None
+
+
+def check_rules(row: Mapping[str, Any]) -> Optional[str]:
+    """Play a stored game's moves through the rules; None if it is consistent, else what is wrong.
+
+    Args:
+        row: a stored game, with the columns of :func:`awale.experiments.load`.
+    """
+    rules = rules_from_text(row["rules"])
+    game = Game(rules)
+    moves = decode_moves(row["moves"])
+    for ply, action in enumerate(moves):
+        if game.game_finished:
+            return f"the game was over after {ply} plies, but {len(moves)} moves are stored"
+        try:
+            game, _, _ = game.step(action)
+        except IllegalActionError as error:
+            return f"move {ply + 1} ({action}) is illegal: {error}"
+    if not game.game_finished:
+        return f"the game is not over after the {len(moves)} stored moves"
+    stored = (_winner(row["winner"]), (int(row["south_score"]), int(row["north_score"])), int(row["plies"]))
+    found = (game.winner, tuple(game.captures), game.plies)
+    if stored != found:
+        return f"stored winner, scores and plies {stored}, the rules give {found}"
+    return None
+
+
+def check_replay(row: Mapping[str, Any]) -> Optional[str]:
+    """Play a stored game again from its key; None if it comes out identical, else what differs."""
+    record = play(row["south"], row["north"], rules=rules_from_text(row["rules"]), seed=int(row["seed"]))
+    moves = decode_moves(row["moves"])
+    if record.moves != moves:
+        at = next((i for i, (a, b) in enumerate(zip(record.moves, moves)) if a != b), min(len(moves), record.plies))
+        return (
+            f"the replay departs at ply {at + 1}: stored {''.join(map(str, moves[at:at + 8]))}..., "
+            f"replayed {''.join(map(str, record.moves[at:at + 8]))}..."
+        )
+    stored = (_winner(row["winner"]), (int(row["south_score"]), int(row["north_score"])))
+    if stored != (record.winner, tuple(record.score)):
+        return f"same moves but stored result {stored}, replayed {(record.winner, tuple(record.score))}"
+    return None
+
+
+def _winner(value: Any) -> Optional[int]:
+    return None if value is None or value != value or str(value) == "<NA>" else int(value)
+
+
+def verify(
+    store: Union[Store, str, os.PathLike],
+    experiment: Optional[str] = None,
+    sample: Optional[int] = 100,
+    seed: int = 0,
+    progress: Optional[bool] = None,
+) -> VerifyReport:
+    """Check the stored games: all through the rules, and a sample (or all) replayed from their keys.
+
+    Args:
+        store: a :class:`Store` or the path of one.
+        experiment: only this experiment's games (all by default).
+        sample: how many replayable games to replay, drawn at random with
+            ``seed``; None replays every replayable game, 0 none.
+        seed: the seed of the sample.
+        progress: show tqdm progress bars on stderr (by default only when
+            stderr is a terminal).
+
+    Returns:
+        The :class:`VerifyReport`; :attr:`VerifyReport.ok` is False if any
+        game failed a check.
+
+    Raises:
+        ValueError: a bad ``sample`` or ``seed``.
+        StoreError: the store cannot be read.
+    """
+    for name, value in (("sample", sample), ("seed", seed)):
+        if value is None and name == "sample":
+            continue
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} must be an integer at least 0, got {value!r}")
+    if isinstance(store, Store):
+        frame = store.load(experiment)
+    else:
+        with Store(store, create=False) as opened:
+            frame = opened.load(experiment)
+    from tqdm.auto import tqdm
+
+    disable = None if progress is None else not progress
+    report = VerifyReport(games=len(frame))
+    rows = frame.to_dict("records")
+    for row in tqdm(rows, desc="rules", unit="game", disable=disable):
+        reason = check_rules(row)
+        report.checked += 1
+        if reason is not None:
+            report.mismatches.append(_mismatch(row, "rules", reason))
+
+    timed = {spec: time_based(spec) for spec in set(frame["south"]) | set(frame["north"])}
+    replayable = [row for row in rows if not (timed[row["south"]] or timed[row["north"]])]
+    report.time_based = len(rows) - len(replayable)
+    if sample is not None and sample < len(replayable):
+        chosen = np.random.default_rng(seed).choice(len(replayable), size=sample, replace=False)
+        replayable = [replayable[i] for i in sorted(chosen)]
+    for row in tqdm(replayable, desc="replay", unit="game", disable=disable):
+        reason = check_replay(row)
+        report.replayed += 1
+        if reason is not None:
+            report.mismatches.append(_mismatch(row, "replay", reason))
+    return report
+
+
+def _mismatch(row: Mapping[str, Any], check: str, reason: str) -> Mismatch:
+    return Mismatch(row["experiment"], row["south"], row["north"], int(row["seed"]), check, reason)
