@@ -18,12 +18,14 @@ CHROMIUM        ?= /usr/bin/chromium
 PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
                    texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin
 
-.PHONY: help test test-slow test-nojit bench html pdf check-site chapters clean
+.PHONY: help test test-slow test-nojit bench experiments verify html pdf check-site chapters clean
 
 help:
 	@echo "make test       run the test suite (creates .venv first)"
 	@echo "make test-slow  also run the long checks (a million plies against OpenSpiel)"
 	@echo "make bench      run the benchmarks: our figures beside OpenSpiel's, as ratios"
+	@echo "make experiments play every missing game of the thesis's experiments into data/ (hours; resumable)"
+	@echo "make verify     check the stored games: all through the rules, a sample replayed from their keys"
 	@echo "make html       build the thesis website into _build/html (runs every notebook)"
 	@echo "make pdf        build the thesis PDF through LaTeX into _build/latex"
 	@echo "make check-site build the website, then check it in headless Chromium with the network off"
@@ -43,6 +45,12 @@ test-slow: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py
+
+experiments: $(STAMP)
+	$(BIN)/python -m awale experiment run --all
+
+verify: $(STAMP)
+	$(BIN)/python -m awale experiment verify
 
 chapters:
 	@test -n "$(NOTEBOOKS)" || { echo "notebooks/ holds no chapter yet: there is no thesis to build."; exit 1; }

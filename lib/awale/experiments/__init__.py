@@ -11,7 +11,7 @@
 [('greedy', 'random'), ('random', 'greedy'), ('greedy', 'random'), ('random', 'greedy')]
 """
 
-from .catalog import CATALOG, Experiment, PairStatus, get_experiment, standings, status
+from .catalog import CATALOG, Experiment, PairStatus, get_experiment, results, standings, status
 from .runner import (
     GameKey,
     RunInterrupted,
@@ -32,6 +32,7 @@ __all__ = [
     "Experiment",
     "PairStatus",
     "get_experiment",
+    "results",
     "standings",
     "status",
     "GameKey",

@@ -88,6 +88,7 @@ __all__ = [
     "ALPHABETA_DEPTHS",
     "get_experiment",
     "status",
+    "results",
     "standings",
     "eps_vs_random",
     "eps_grid",
@@ -356,6 +357,38 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
                 wins += 1
         rows.append(PairStatus(a, b, done, len(keys), wins, draws, done - wins - draws))
     return rows
+
+
+def results(exp: Experiment, store: Store, games: Optional[int] = None, alpha: float = 0.05) -> "pandas.DataFrame":
+    """Each pairing's record, score, confidence interval and test, as a table (see :func:`status`).
+
+    Args:
+        exp: the experiment.
+        store: the store of its games.
+        games: games per pairing to count (by default the experiment's).
+        alpha: the level of the tests and one minus that of the intervals.
+
+    Returns:
+        One row per pairing, in the experiment's order, with columns
+        ``agent``, ``opponent``, ``games`` (done), ``wins``, ``draws``,
+        ``losses`` (of ``agent``), ``score``, ``low``, ``high`` (the Wilson
+        interval of the score) and ``pvalue`` (the two-sided sign test of
+        :func:`awale.experiments.stats.compare`); NaN where no game is done.
+    """
+    import pandas as pd
+
+    from . import stats
+
+    rows = []
+    for pair in status(exp, store, games):
+        row = dict(agent=pair.agent, opponent=pair.opponent, games=pair.done, wins=pair.wins, draws=pair.draws,
+                   losses=pair.losses, score=math.nan, low=math.nan, high=math.nan, pvalue=math.nan)
+        if pair.done:
+            result = stats.compare(pair.wins, pair.draws, pair.losses, alpha=alpha)
+            row.update(score=result.score, low=result.low, high=result.high, pvalue=result.pvalue)
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "wins", "draws", "losses", "score", "low",
+                                       "high", "pvalue"])
 
 
 def standings(games: "pandas.DataFrame") -> "pandas.DataFrame":

@@ -1,0 +1,64 @@
+"""The catalogue of experiments: its sizes, the experiments beyond the reference thesis, results and run --all."""
+
+import math
+
+import pytest
+
+from awale.agents import parse
+from awale.cli import main
+from awale.experiments import CATALOG, Store, catalog, experiments, results, run
+
+
+def test_every_pairing_is_played_enough_to_decide():
+    # The power analysis asks for 49 games; the champions' round robin for 100 per pair.
+    for exp in CATALOG.values():
+        assert exp.games >= (100 if exp.name in ("champions", "eps-vs-random") else 50), exp.name
+        assert not exp.timed and all(parse(a).spec == a and parse(b).spec == b for a, b in exp.pairings())
+
+
+def test_the_uct_budget_curve_spans_a_sixteenth_to_sixty_four_times_the_reference():
+    budgets = [parse(agent).iterations for agent, _ in CATALOG["uct-budget"].pairings()]
+    assert budgets[0] == round(catalog.REFERENCE_ITERATIONS / 16) and budgets[-1] == catalog.REFERENCE_ITERATIONS * 64
+    assert all(b == 2 * a for a, b in zip(budgets[2:], budgets[3:]))  # doubling (the first two are rounded)
+    assert {opponent for _, opponent in CATALOG["uct-budget"].pairings()} == {"uct(iterations=3800)"}
+
+
+def test_alphabeta_meets_uct_by_depth_and_by_budget():
+    pairs = CATALOG["alphabeta-uct"].pairings()
+    depths = [parse(a).depth for a, b in pairs if b == "uct(iterations=3800)"]
+    assert depths == list(catalog.ALPHABETA_DEPTHS)
+    assert [parse(b).iterations for a, b in pairs if a == "minimax(depth=12)" and b != "uct(iterations=3800)"] == [
+        7600, 15200, 30400, 60800]
+
+
+def test_results_give_each_pairing_its_test_and_interval(tmp_path):
+    exp = CATALOG["eps-vs-random"]
+    path = tmp_path / "r.sqlite"
+    run(exp.keys(4)[:8], path, exp.name, workers=0, progress=False)  # the first two pairings, 4 games each
+    with Store(path) as store:
+        table = results(exp, store, games=4)
+    assert list(table["games"]) == [4, 4] + [0] * 19
+    first = table.iloc[0]
+    assert first["wins"] + first["draws"] + first["losses"] == 4 and first["low"] <= first["score"] <= first["high"]
+    assert 0 < first["pvalue"] <= 1 and math.isnan(table.iloc[2]["score"])
+
+
+def test_run_all_plays_every_experiment_in_order(tmp_path, capsys, monkeypatch):
+    small = {name: CATALOG[name] for name in ("eps-vs-random", "eps-grid")}
+    monkeypatch.setattr(catalog, "CATALOG", small)
+    monkeypatch.setattr("awale.experiments.CATALOG", small)
+    store = str(tmp_path / "all.sqlite")
+    assert main(["experiment", "run", "--all", "--games", "1", "--store", store, "--workers", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.index("eps-vs-random: 21 of 21 games") < out.index("eps-grid: 210 of 210 games")
+    assert experiments(store) == {"eps-vs-random": 21, "eps-grid": 210}
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["experiment", "run"], "one of the arguments NAME --all is required"),
+    (["experiment", "run", "uct-c", "--all"], "not allowed with argument NAME"),
+])
+def test_run_needs_a_name_or_all_but_not_both(argv, message, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2 and message in capsys.readouterr().err
