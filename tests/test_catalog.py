@@ -6,7 +6,7 @@ import pytest
 
 from awale.agents import parse
 from awale.cli import main
-from awale.experiments import CATALOG, Store, catalog, experiments, results, run
+from awale.experiments import CATALOG, Store, canonical_spec, catalog, experiments, results, run
 
 
 def test_every_pairing_is_played_enough_to_decide():
@@ -62,3 +62,14 @@ def test_run_needs_a_name_or_all_but_not_both(argv, message, capsys):
     with pytest.raises(SystemExit) as info:
         main(argv)
     assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_the_ladder_completes_the_champions_round_robin():
+    champions = set(CATALOG["champions"].pairings())
+    ladder = CATALOG["ladder"].pairings()
+    agents = {canonical_spec(spec) for spec in catalog.CHAMPIONS + catalog.LADDER_VARIANTS}
+    every_pair = {(a, b) for a in agents for b in agents if a < b}
+    played = {tuple(sorted(pair)) for pair in ladder} | {tuple(sorted(pair)) for pair in champions}
+    assert played == every_pair and not champions & set(ladder)
+    assert len(ladder) == len(every_pair) - len(champions) == 57
+    assert all(b in map(canonical_spec, catalog.LADDER_VARIANTS) for _, b in ladder)

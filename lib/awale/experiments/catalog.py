@@ -38,6 +38,8 @@ uct-budget         uct(iterations=N) vs uct(iterations=3800),                 50
                    N = 3800 x (1/16, 1/8, ..., 1, 2, ..., 64)
 alphabeta-uct      minimax(depth=d) vs uct, d = 2, 4, ..., 14; and            50       550
                    minimax(depth=12) vs uct(iterations=3800 x 2, 4, 8, 16)
+ladder             the pairs of a round robin of the champions and            50     2,850
+                   LADDER_VARIANTS that champions does not play
 =================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
@@ -86,6 +88,7 @@ __all__ = [
     "C_GRID",
     "UCT_BUDGET_RATIOS",
     "ALPHABETA_DEPTHS",
+    "LADDER_VARIANTS",
     "get_experiment",
     "status",
     "results",
@@ -103,6 +106,7 @@ __all__ = [
     "cutoff",
     "uct_budget",
     "alphabeta_uct",
+    "ladder",
 ]
 
 #: Iterations per move of every search unless the experiment varies it.
@@ -135,6 +139,17 @@ CHAMPIONS = (
     f"mcts(iterations={REFERENCE_ITERATIONS})",
     _UCT,
     _GREEDY_UCT,
+)
+
+#: The ladder's agents besides the champions: the best setting of each refinement of UCT in its own
+#: experiment (rave, bias-history, cutoff), the solver, tree reuse, and OpenSpiel's C++ MCTS at the same budget.
+LADDER_VARIANTS = (
+    f"uct(iterations={REFERENCE_ITERATIONS}, rave=30.0)",
+    f"uct(iterations={REFERENCE_ITERATIONS}, solver=True)",
+    f"uct(iterations={REFERENCE_ITERATIONS}, bias=0.5)",
+    f"uct(iterations={REFERENCE_ITERATIONS}, cutoff=20)",
+    f"uct(iterations={REFERENCE_ITERATIONS}, reuse=True)",
+    f"openspiel_mcts(iterations={REFERENCE_ITERATIONS})",
 )
 
 Pairing = Tuple[str, str]
@@ -225,6 +240,16 @@ def alphabeta_uct() -> List[Pairing]:
     return by_depth + by_budget
 
 
+def ladder() -> List[Pairing]:
+    """The pairs of a round robin of :data:`CHAMPIONS` and :data:`LADDER_VARIANTS` that ``champions`` does not play.
+
+    Together with the games of ``champions`` they form one round robin of all these agents, from which the
+    thesis fits its ratings.
+    """
+    agents = CHAMPIONS + LADDER_VARIANTS
+    return [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :] if b in LADDER_VARIANTS]
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 
@@ -290,6 +315,8 @@ CATALOG: Dict[str, Experiment] = _catalog(
      f"uct(iterations=N) vs uct(iterations={REFERENCE_ITERATIONS}), N = 238 to 243200 (1/16 to 64 times as many)"),
     ("alphabeta-uct", alphabeta_uct, 50,
      "minimax(depth=d) vs uct, d = 2, 4, ..., 14; minimax(depth=12) vs uct(iterations=7600 to 60800)"),
+    ("ladder", ladder, 50,
+     "with champions, a round robin of the champions, the best variants of UCT, tree reuse and OpenSpiel's MCTS"),
 )
 
 
