@@ -315,23 +315,31 @@ def _notebooks_follow_their_inputs(app, env, added, changed, removed) -> list[st
 def _code_excerpts_only(app, doctree, docname) -> None:
     """In the PDF to read, drop the code cells not tagged "excerpt" (their outputs stay); `make pdf-full` keeps all.
 
-    nbsphinx makes each code cell's input a container of class "nbinput" holding the cell's source; the tagged
-    cells are found by their source in the notebook.
+    LaTeX gets the whole book as one doctree, each chapter in a ``start_of_file`` node.  nbsphinx makes each code
+    cell's input a container of class "nbinput" holding the cell's source; the tagged cells are found by their
+    source in the notebook.
     """
-    if app.builder.format != "latex" or FULL_CODE or not docname.startswith("notebooks/"):
+    if app.builder.format != "latex" or FULL_CODE:
         return
     import nbformat
 
-    notebook = nbformat.read(Path(app.srcdir, docname + ".ipynb"), as_version=4)
-    kept = {
-        cell.source.strip("\n")
-        for cell in notebook.cells
-        if cell.cell_type == "code" and EXCERPT_TAG in cell.metadata.get("tags", [])
-    }
-    for cell in list(doctree.findall(lambda node: "nbinput" in node.get("classes", ()))):
-        sources = [block.astext() for block in cell.findall(nodes.literal_block) if "input_area" in block["classes"]]
-        if not sources or sources[0].strip("\n") not in kept:
-            cell.parent.remove(cell)
+    for chapter in doctree.findall(addnodes.start_of_file):
+        name = chapter.get("docname", "")
+        if not name.startswith("notebooks/"):
+            continue
+        notebook = nbformat.read(Path(app.srcdir, name + ".ipynb"), as_version=4)
+        kept = {
+            cell.source.strip("\n")
+            for cell in notebook.cells
+            if cell.cell_type == "code" and EXCERPT_TAG in cell.metadata.get("tags", [])
+        }
+        inputs = [node for node in chapter.findall(nodes.container) if "nbinput" in node["classes"]]
+        for cell in inputs:
+            source = next(
+                (block.astext() for block in cell.findall(nodes.literal_block) if "input_area" in block["classes"]), ""
+            )
+            if source.strip("\n") not in kept:
+                cell.parent.remove(cell)
 
 
 def _bibliography_at_the_end(app, doctree, docname) -> None:
