@@ -18,7 +18,8 @@ CHROMIUM        ?= /usr/bin/chromium
 PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
                    texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin
 
-.PHONY: help test test-slow test-nojit bench experiments verify html pdf check-site chapters clean
+.PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-site \
+        chapters clean
 
 help:
 	@echo "make test       run the test suite (creates .venv first)"
@@ -27,13 +28,23 @@ help:
 	@echo "make experiments play every missing game of the thesis's experiments into data/ (hours; resumable)"
 	@echo "make verify     check the stored games: all through the rules, a sample replayed from their keys"
 	@echo "make html       build the thesis website into _build/html (runs every notebook)"
-	@echo "make pdf        build the thesis PDF through LaTeX into _build/latex"
+	@echo "make pdf        build the thesis PDF through LaTeX into _build/latex (code: short excerpts)"
+	@echo "make pdf-full   build the PDF with every code cell into _build/latex-full"
 	@echo "make check-site build the website, then check it in headless Chromium with the network off"
 	@echo "make clean      remove .venv, caches and build output"
 
+# The first run says what it installs and how long that takes; pip's own output goes to .venv/install.log.
 $(STAMP): requirements.txt pyproject.toml
+	@echo "Setting up $(VENV): Python packages pinned in requirements.txt ($$(grep -c '==' requirements.txt) of them:"
+	@echo "numpy, numba, OpenSpiel, Dask, pandas, matplotlib, pytest, hypothesis, Sphinx, Jupyter, Playwright"
+	@echo "and their dependencies), then the awale library itself: about 1.3 GB once installed. This happens"
+	@echo "once and takes about 2 minutes, mostly downloading; numba then compiles the engine on first use (5 s)."
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	@start=$$(date +%s); \
+	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt \
+	  > $(VENV)/install.log 2>&1 || { tail -n 20 $(VENV)/install.log; \
+	  echo "pip failed: the whole log is in $(VENV)/install.log"; exit 1; }; \
+	echo "  requirements installed in $$(( $$(date +%s) - start )) s (log: $(VENV)/install.log)"
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
 
@@ -67,7 +78,23 @@ html: chapters $(STAMP) $(MATHJAX)
 	$(SPHINXBUILD) -b html -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/html
 	@echo "The website: $(BUILDDIR)/html/index.html"
 
-pdf: chapters $(STAMP)
+# Two PDFs: `make pdf`, the book to read (prose, boards, plots, pseudocode, the short code excerpts that the text
+# discusses: cells tagged "excerpt"), and `make pdf-full`, with every code cell (Sphinx tag "fullcode").
+pdf: chapters $(STAMP) pdf-tools
+	$(SPHINXBUILD) -b latex -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/latex
+	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS="-silent -halt-on-error"
+	@echo "The PDF: $(BUILDDIR)/latex/awale-mcts.pdf"
+
+pdf-full: chapters $(STAMP) pdf-tools
+	$(SPHINXBUILD) -b latex -t fullcode -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . \
+	  $(BUILDDIR)/latex-full
+	$(MAKE) -C $(BUILDDIR)/latex-full all-pdf LATEXMKOPTS="-silent -halt-on-error"
+	@echo "The PDF with every code cell: $(BUILDDIR)/latex-full/awale-mcts-full.pdf"
+
+pdf-packages:
+	@echo $(PDF_PACKAGES)
+
+pdf-tools:
 	@missing=""; \
 	for tool in latexmk xelatex rsvg-convert kpsewhich fc-list; do \
 	  command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
@@ -78,9 +105,6 @@ pdf: chapters $(STAMP)
 	if [ -n "$$missing" ]; then \
 	  echo "make pdf needs LaTeX and rsvg-convert; missing:$$missing"; \
 	  echo "  apt-get install -y $(PDF_PACKAGES)"; exit 1; fi
-	$(SPHINXBUILD) -b latex -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/latex
-	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS="-silent -halt-on-error"
-	@echo "The PDF: $(BUILDDIR)/latex/awale-mcts.pdf"
 
 check-site: html
 	@test -x $(CHROMIUM) || { echo "make check-site needs Chromium: apt-get install -y chromium"; exit 1; }

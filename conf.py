@@ -9,10 +9,13 @@ docs/authoring.rst explains the conventions.
 from __future__ import annotations
 
 import os
+import re
+import subprocess
 import sys
 from importlib.util import find_spec
 from pathlib import Path
 
+from docutils import nodes
 from sphinx import addnodes
 from sphinx.errors import ConfigError
 from sphinxcontrib.bibtex.plugin import register_plugin
@@ -24,10 +27,49 @@ sys.path.insert(0, str(ROOT / "docs" / "_ext"))
 
 # -- The book ----------------------------------------------------------------------------------------------
 
+
+
+def _git(*args: str) -> str:
+    """The output of a git command run in the project, or "" outside a git checkout."""
+    try:
+        done = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return done.stdout.strip() if done.returncode == 0 else ""
+
+
+def _repository_url() -> str:
+    """The repository's GitHub address, for the launch buttons; "" when it cannot be known.
+
+    GitHub Actions names the repository in GITHUB_REPOSITORY; a clone knows it from its remote "origin".
+    """
+    name = os.environ.get("GITHUB_REPOSITORY", "")
+    if re.fullmatch(r"[\w.-]+/[\w.-]+", name):
+        return f"{os.environ.get('GITHUB_SERVER_URL', 'https://github.com').rstrip('/')}/{name}"
+    remote = _git("remote", "get-url", "origin")
+    found = re.fullmatch(r"(?:https://github\.com/|git@github\.com:|ssh://git@github\.com/)([\w.-]+/[\w.-]+?)(?:\.git)?/?",
+                         remote)
+    return f"https://github.com/{found.group(1)}" if found else ""
+
+
+def _default_branch() -> str:
+    """The branch the launch buttons open: the remote's default branch, else "main"."""
+    head = _git("symbolic-ref", "--short", "refs/remotes/origin/HEAD")  # e.g. "origin/main"
+    return head.split("/", 1)[1] if "/" in head else "main"
+
+
 project = "Playing Awale with Monte Carlo Tree Search"
 author = "The awale project"
-copyright = "2026, the awale project"
-version = release = ""
+# The version is the library's (pyproject.toml); the title page adds the git revision and the date of the commit
+# the book is built from (the `edition` directive of docs/_ext/edition.py, which re-reads only the title page when
+# the revision changes: a release set from git would make Sphinx re-run every notebook after each commit).
+_PYPROJECT = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+version = release = re.search(r'^version = "([^"]+)"', _PYPROJECT, re.MULTILINE).group(1)
+REVISION = _git("describe", "--tags", "--always", "--dirty")
+REVISION_DATE = _git("log", "-1", "--format=%cs")
+copyright = f"{(REVISION_DATE or '2026')[:4]}, the awale project"
+edition_revision, edition_date = REVISION, REVISION_DATE
+REPOSITORY_URL = _repository_url()
 
 root_doc = "docs/index"
 include_patterns = ["docs/**", "notebooks/*.ipynb"]
@@ -41,6 +83,7 @@ extensions = [
     "sphinxcontrib.rsvgconverter",  # SVG boards and plots become vector PDF for LaTeX (rsvg-convert)
     "algorithm",  # docs/_ext: numbered pseudocode
     "output_figure",  # docs/_ext: a cell's picture as a numbered figure
+    "edition",  # docs/_ext: version, revision and date on the title page
 ]
 
 language = "en"
@@ -125,6 +168,19 @@ html_theme_options = {
     "use_fullscreen_button": False,
     "use_sidenotes": False,
 }
+# Launch buttons (Binder, Colab) on every chapter, which open its notebook from the repository for re-execution;
+# left out when the repository's address is unknown (a copy without a GitHub remote).  docs/authoring.rst.
+if REPOSITORY_URL:
+    html_theme_options |= {
+        "repository_url": REPOSITORY_URL,
+        "repository_branch": _default_branch(),
+        "path_to_docs": "",
+        "launch_buttons": {
+            "binderhub_url": "https://mybinder.org",
+            "colab_url": "https://colab.research.google.com",
+            "notebook_interface": "jupyterlab",
+        },
+    }
 html_context = {"default_mode": "auto"}  # light or dark, as the reader's system prefers
 html_show_sourcelink = False
 html_show_search_summary = False  # summaries fetch the pages, which a copy opened from disk cannot do
@@ -133,14 +189,22 @@ html_last_updated_fmt = None
 # -- PDF (LaTeX) -------------------------------------------------------------------------------------------
 
 latex_engine = "xelatex"  # Unicode text (é, α, ←, ½) in prose, code and pseudocode
-latex_documents = [(root_doc, "awale-mcts.tex", project, author, "manual")]
+# Two PDFs (Makefile): the book to read keeps, of the code, only the cells tagged "excerpt" (short excerpts the
+# text discusses) and every output; with the Sphinx tag "fullcode" (`make pdf-full`), every code cell.
+FULL_CODE = tags.has("fullcode")  # noqa: F821 - Sphinx gives conf.py its tags
+EXCERPT_TAG = "excerpt"
+latex_documents = [
+    (root_doc, "awale-mcts-full.tex", f"{project} (with every code cell)", author, "manual")
+    if FULL_CODE
+    else (root_doc, "awale-mcts.tex", project, author, "manual")
+]
 latex_use_xindy = False
 latex_domain_indices = False
 latex_elements = {
     "papersize": "a4paper",
     "pointsize": "11pt",
     "extraclassoptions": "oneside,openany",  # a PDF read on screen: no blank pages before chapters
-    "releasename": "",
+    "releasename": "Version",
     "figure_align": "H",  # a figure stays beside the code that draws it
     "makeindex": "",
     "printindex": "",
@@ -248,6 +312,36 @@ def _notebooks_follow_their_inputs(app, env, added, changed, removed) -> list[st
     return stale
 
 
+def _code_excerpts_only(app, doctree, docname) -> None:
+    """In the PDF to read, drop the code cells not tagged "excerpt" (their outputs stay); `make pdf-full` keeps all.
+
+    LaTeX gets the whole book as one doctree, each chapter in a ``start_of_file`` node.  nbsphinx makes each code
+    cell's input a container of class "nbinput" holding the cell's source; the tagged cells are found by their
+    source in the notebook.
+    """
+    if app.builder.format != "latex" or FULL_CODE:
+        return
+    import nbformat
+
+    for chapter in doctree.findall(addnodes.start_of_file):
+        name = chapter.get("docname", "")
+        if not name.startswith("notebooks/"):
+            continue
+        notebook = nbformat.read(Path(app.srcdir, name + ".ipynb"), as_version=4)
+        kept = {
+            cell.source.strip("\n")
+            for cell in notebook.cells
+            if cell.cell_type == "code" and EXCERPT_TAG in cell.metadata.get("tags", [])
+        }
+        inputs = [node for node in chapter.findall(nodes.container) if "nbinput" in node["classes"]]
+        for cell in inputs:
+            source = next(
+                (block.astext() for block in cell.findall(nodes.literal_block) if "input_area" in block["classes"]), ""
+            )
+            if source.strip("\n") not in kept:
+                cell.parent.remove(cell)
+
+
 def _bibliography_at_the_end(app, doctree, docname) -> None:
     """LaTeX gathers every citation into one bibliography at the end of the book: drop the page that held them."""
     if app.builder.format != "latex":
@@ -265,4 +359,5 @@ def setup(app) -> None:
     app.connect("builder-inited", _check_mathjax)
     app.connect("env-get-outdated", _notebooks_follow_their_inputs)
     app.connect("doctree-resolved", _bibliography_at_the_end)
+    app.connect("doctree-resolved", _code_excerpts_only)
     app.connect("build-finished", _redirect_to_title_page)

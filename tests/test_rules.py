@@ -343,3 +343,26 @@ def test_text_and_svg_boards():
     assert game._repr_svg_().startswith("<svg")
     with pytest.raises(ValueError, match="pit must be between 0 and 11"):
         game.svg(highlight=[12])
+
+
+def test_svg_stores_are_labelled_by_their_owner():
+    """Each capture store holds its owner's count and has its owner's name beside it, in the store's column."""
+    import xml.etree.ElementTree as ET
+
+    ns = "{http://www.w3.org/2000/svg}"
+    for pits_per_side, captures in ((6, (17, 16)), (3, (5, 2))):
+        rules = Rules(pits_per_side=pits_per_side, seeds_per_pit=4)
+        board = [4 * 2 * pits_per_side - sum(captures)] + [0] * (2 * pits_per_side - 1)
+        board[pits_per_side] = 1
+        board[0] -= 1
+        game = Game.from_position(board, captures=captures, rules=rules)
+        root = ET.fromstring(game.svg())
+        stores = [(float(e.get("cx")), float(e.get("rx"))) for e in root.iter(ns + "ellipse")]
+        texts = [(float(t.get("x")), t.get("class"), t.text) for t in root.iter(ns + "text")]
+        assert len(stores) == 2
+        for player, name in enumerate(("South", "North")):
+            count = [x for x, css, text in texts if css == "cap" and text == str(captures[player])]
+            label = [x for x, css, text in texts if css == "who" and text == name]
+            assert len(count) == 1 and len(label) == 1, (name, texts)
+            (cx, rx), = [(cx, rx) for cx, rx in stores if abs(cx - count[0]) < 1]
+            assert abs(label[0] - cx) <= rx, f"the label {name!r} is not by {name}'s store"

@@ -9,6 +9,7 @@ warning an error, as `make html` and `make pdf` do; the PDF itself (TeX) and the
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -58,7 +59,8 @@ def _chapter() -> nbformat.NotebookNode:
             "   The initial position, :math:`48` seeds :cite:p:`romein2003solving`."
         ),
         new_code_cell(
-            "print('the squares')\nfigure, axes = plt.subplots(figsize=(4, 2))\naxes.plot([1, 2, 3], [1, 4, 9]);"
+            "print('the squares')\nfigure, axes = plt.subplots(figsize=(4, 2))\naxes.plot([1, 2, 3], [1, 4, 9]);",
+            metadata={"tags": ["excerpt"]},
         ),
         _rst(".. output-figure::\n   :name: fig-plot\n\n   The squares.\n\n   A legend under the caption."),
         new_code_cell("hidden_from_the_reader = 42", metadata={"nbsphinx": "hidden"}),
@@ -68,7 +70,7 @@ def _chapter() -> nbformat.NotebookNode:
 
 def _project(folder: Path, notebook: nbformat.NotebookNode) -> Path:
     """A copy of the build configuration with one chapter; MathJax's file only needs to exist here."""
-    for name in ("conf.py", "refs.bib"):
+    for name in ("conf.py", "refs.bib", "pyproject.toml"):
         shutil.copy(ROOT / name, folder / name)
     shutil.copytree(ROOT / "docs", folder / "docs", ignore=shutil.ignore_patterns("__pycache__"))
     (folder / "notebooks").mkdir()
@@ -79,10 +81,11 @@ def _project(folder: Path, notebook: nbformat.NotebookNode) -> Path:
     return folder
 
 
-def _sphinx(project: Path, builder: str) -> subprocess.CompletedProcess:
-    command = [sys.executable, "-m", "sphinx", "-b", builder, "-W", "--keep-going", "-q",
-               "-d", str(project / "_build" / "doctrees"), str(project), str(project / "_build" / builder)]
-    return subprocess.run(command, capture_output=True, text=True, timeout=600)
+def _sphinx(project: Path, builder: str, *options: str, out: str = "", env: dict | None = None):
+    command = [sys.executable, "-m", "sphinx", "-b", builder, "-W", "--keep-going", "-q", *options,
+               "-d", str(project / "_build" / "doctrees"), str(project), str(project / "_build" / (out or builder))]
+    environment = {key: value for key, value in os.environ.items() if not key.startswith("GITHUB_")}
+    return subprocess.run(command, capture_output=True, text=True, timeout=600, env=environment | (env or {}))
 
 
 @pytest.fixture(scope="module")
@@ -174,6 +177,31 @@ def test_latex_numbers_and_references_the_same_way(project):
     chapter, appendix = tex.index(r"\chapter{Flat Monte Carlo}"), tex.index(r"\chapter{How the thesis is written}")
     assert chapter < tex.index(r"\appendix") < appendix
     assert r"\chapter{Bibliography}" not in tex and r"\begin{sphinxthebibliography}" in tex
+    # The PDF to read keeps the code of the cells tagged "excerpt" only, and every output; "fullcode" keeps all.
+    def code(tex: str) -> str:  # the text of highlighted code, without Pygments' markup
+        return re.sub(r"\\PYG\{[^}]*\}\{([^}]*)\}", r"\1", tex)
+
+    assert "import awale" not in code(tex) and "axes.plot" in code(tex) and "the squares" in tex
+    result = _sphinx(project, "latex", "-t", "fullcode", out="latex-full")
+    assert result.returncode == 0, result.stdout + result.stderr
+    full = (project / "_build" / "latex-full" / "awale-mcts-full.tex").read_text(encoding="utf-8")
+    assert "import awale" in code(full) and "axes.plot" in code(full) and "(with every code cell)" in full
+
+
+def test_the_title_page_gives_the_edition_and_how_to_cite(project):
+    page = re.sub(r"<[^>]+>", "", (project / "_build" / "html" / "docs" / "index.html").read_text(encoding="utf-8"))
+    version = re.search(r'^version = "([^"]+)"', (ROOT / "pyproject.toml").read_text(), re.MULTILINE).group(1)
+    assert f"Version {version}" in page  # the copy is no git checkout: no revision, no date
+    assert "@misc{awale-mcts," in page and f"version = {{{version}}}" in page and "CITATION.cff" in page
+
+
+def test_launch_buttons_come_from_the_repository_address(project, chapter):
+    assert "mybinder.org" not in chapter and "colab.research.google.com" not in chapter  # no address known
+    result = _sphinx(project, "html", out="html-github", env={"GITHUB_REPOSITORY": "someone/awale-thesis"})
+    assert result.returncode == 0, result.stdout + result.stderr
+    page = (project / "_build" / "html-github" / "notebooks" / "01-flat.html").read_text(encoding="utf-8")
+    assert 'href="https://mybinder.org/v2/gh/someone/awale-thesis/main?urlpath=lab/tree/notebooks/01-flat.ipynb"' in page
+    assert 'href="https://colab.research.google.com/github/someone/awale-thesis/blob/main/notebooks/01-flat.ipynb"' in page
 
 
 def test_an_output_figure_needs_a_picture_above_it(tmp_path):

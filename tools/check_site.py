@@ -11,7 +11,11 @@ launches that browser and downloads none).  A page fails on:
   shows on screen;
 - math that MathJax did not typeset, or typeset with an error;
 - a link to a file of the site that does not exist, or to an anchor that the target page lacks;
-- a search (for "seeds") that finds nothing.
+- a search (for "seeds") that finds nothing;
+- a page that does not fit the screen: at 1280×800, a code cell, an output, an algorithm, a table, a board,
+  a plot or a displayed formula wider than the content column or cut off (scrolled inside its box); at 390 px
+  wide (a phone), a page that scrolls sideways.  The message names the element, the section it is in and the
+  start of its text.
 
 Every page is opened twice: served by a web server on 127.0.0.1, and from disk (file://), as a reader of a
 downloaded copy opens it.
@@ -115,7 +119,78 @@ def check_links(site: Path, page: Path, report: PageReport) -> None:
             report.problems.append(f"link {href!r}: no anchor {parts.fragment!r} in {target.relative_to(site)}")
 
 
-def check_page(page: Page, url: str, site: Path, path: Path, report: PageReport) -> None:
+# What must fit the content column at 1280 px: every block a reader looks at as a whole.
+_BLOCKS = (
+    "div.nbinput, div.nboutput, div.nbinput pre, div.nboutput pre, div.algorithm, div.algorithm pre, "
+    "article div.highlight pre, table, figure, img, svg.awale-board, mjx-container[display='true']"
+)
+_DESCRIBE = """(e) => {
+    const name = e.tagName.toLowerCase() + [...e.classList].slice(0, 2).map(c => '.' + c).join('');
+    const cell = e.closest('div.nbinput, div.nboutput, div.algorithm, figure');
+    const where = cell && cell !== e ? ' in ' + cell.tagName.toLowerCase() + '.' + cell.classList[0] : '';
+    let section = e.closest('section'), heading = section && section.querySelector('h1, h2, h3, h4');
+    const under = heading ? ' under "' + heading.textContent.replace('#', '').trim().slice(0, 50) + '"' : '';
+    const text = (e.getAttribute('alt') || e.textContent || '').replace(/\\s+/g, ' ').trim().slice(0, 40);
+    return name + where + under + (text ? ' ("' + text + '...")' : '');
+}"""
+
+
+def check_fit(page: Page, report: PageReport) -> None:
+    """The page fits at 1280×800 (no block wider than the column or cut off) and at 390 px (no sideways scroll)."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    wide = page.evaluate(
+        f"""() => {{
+            const describe = {_DESCRIBE};
+            const column = document.querySelector('article.bd-article') || document.querySelector('main') || document.body;
+            const box = column.getBoundingClientRect(), style = getComputedStyle(column);
+            const left = box.left + parseFloat(style.paddingLeft), right = box.right - parseFloat(style.paddingRight);
+            const problems = [];
+            for (const e of column.querySelectorAll("{_BLOCKS}")) {{
+                const r = e.getBoundingClientRect();
+                if (r.width === 0 || r.height === 0) continue;
+                const beyond = Math.max(r.right - right, left - r.left), hidden = e.scrollWidth - e.clientWidth;
+                if (beyond > 1) problems.push(describe(e) + ' is ' + Math.round(beyond) + ' px wider than the column');
+                else if (hidden > 1 && getComputedStyle(e).overflowX !== 'visible')
+                    problems.push(describe(e) + ' is cut off: ' + hidden + ' px of it scroll out of sight');
+            }}
+            return problems;
+        }}"""
+    )
+    report.problems += [f"at 1280×800: {problem}" for problem in wide]
+    page.set_viewport_size({"width": 390, "height": 844})
+    sideways = page.evaluate(
+        f"""() => {{
+            const describe = {_DESCRIBE};
+            const width = document.documentElement.clientWidth;
+            if (document.documentElement.scrollWidth <= width + 1) return [];
+            // An element inside a box that scrolls (or clips) cannot widen the page, nor can a fixed one
+            // (the drawers of the theme wait off screen).
+            const contained = (e) => {{
+                if (getComputedStyle(e).position === 'fixed') return true;
+                for (let a = e.parentElement; a; a = a.parentElement) {{
+                    const style = getComputedStyle(a);
+                    if (['auto', 'scroll', 'hidden'].includes(style.overflowX) || style.position === 'fixed') return true;
+                }}
+                return false;
+            }};
+            const culprits = [...document.body.querySelectorAll('*')].filter(e => {{
+                const r = e.getBoundingClientRect();
+                return r.width > 0 && r.right > width + 1 && !contained(e);
+            }});
+            // The outermost culprits name the cause; their children only follow them.
+            const outer = culprits.filter(e => !culprits.includes(e.parentElement)).slice(0, 3);
+            return [document.documentElement.scrollWidth - width, outer.map(describe)];
+        }}"""
+    )
+    if sideways:
+        excess, culprits = sideways
+        report.problems.append(
+            f"at 390 px the page scrolls sideways by {excess} px, because of " + "; ".join(culprits or ["?"])
+        )
+    page.set_viewport_size({"width": 1280, "height": 800})
+
+
+def check_page(page: Page, url: str, site: Path, path: Path, report: PageReport, fit: bool = False) -> None:
     if 'http-equiv="refresh"' in path.read_text(encoding="utf-8"):
         # The top index.html leads to the title page: it must get there (the title page is checked on its own).
         page.goto(url)
@@ -189,6 +264,8 @@ def check_page(page: Page, url: str, site: Path, path: Path, report: PageReport)
     report.code_cells = page.evaluate("() => document.querySelectorAll('div.nbinput').length")
     if report.code_cells:
         check_code_switch(page, report)
+    if fit:
+        check_fit(page, report)
 
 
 def check_code_switch(page: Page, report: PageReport) -> None:
@@ -226,9 +303,14 @@ def check_code_switch(page: Page, report: PageReport) -> None:
         report.problems.append("'Show code' does not bring every code cell back")
 
 
-def check_pass(browser, mode: str, site: Path, reports: dict[Path, PageReport], url_of, local, screenshots) -> None:
-    """Open every page in a fresh browser context; ``local(url)`` tells the site's own addresses."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+def check_pass(
+    browser, mode: str, site: Path, reports: dict[Path, PageReport], url_of, local, screenshots, fit: bool = False
+) -> None:
+    """Open every page in a fresh browser context; ``local(url)`` tells the site's own addresses.
+
+    With ``fit``, also check that each page fits the screen (check_fit).
+    """
+    context = browser.new_context(viewport={"width": 1280, "height": 800}, service_workers="block")
     current: list[PageReport] = []
 
     def note(problem: str) -> None:
@@ -251,7 +333,7 @@ def check_pass(browser, mode: str, site: Path, reports: dict[Path, PageReport], 
     for path, report in reports.items():
         relative = path.relative_to(site).as_posix()
         current.append(PageReport(relative))
-        check_page(page, url_of(relative), site, path, current[-1])
+        check_page(page, url_of(relative), site, path, current[-1], fit=fit)
         report.problems += [f"[{mode}] {problem}" for problem in current[-1].problems]
         report.boards, report.pictures = current[-1].boards, current[-1].pictures
         report.formulas, report.code_cells = current[-1].formulas, current[-1].code_cells
@@ -288,7 +370,7 @@ def main(argv: list[str] | None = None) -> int:
             check_pass(browser, "from disk", site, reports, lambda relative: urljoin(disk, relative),
                        lambda url: url.startswith(disk), None)
             check_pass(browser, "served", site, reports, lambda relative: urljoin(origin, relative),
-                       lambda url: url.startswith(origin), args.screenshots)
+                       lambda url: url.startswith(origin), args.screenshots, fit=True)
             browser.close()
     finally:
         server.shutdown()

@@ -367,6 +367,7 @@ class TreeGame(Game):
         return game
 
     def _init_node(self) -> None:
+        """Set the fields of a node, as a root; a subclass extends it (TreeStatsGame adds its counters)."""
         self.parent: Optional[TreeGame] = None
         self.action: Optional[int] = None  # the action that led here from the parent
         self.captured = 0  # the seeds that action captured

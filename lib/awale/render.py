@@ -133,13 +133,15 @@ def svg_board(game: BoardLike, highlight: Iterable[int] = (), title: str = "") -
         f'<rect x="{_MARGIN}" y="{top}" width="{(n + 2) * _CELL}" height="{2 * _CELL}" '
         'rx="28" class="wood"/>',
     ]
-    # The stores: North's captures on the left, South's on the right.
-    for player, column in ((1, 0), (0, n + 1)):
+    # The stores: North's captures on the left, under the name "North" above the board, and South's on the
+    # right, above the name "South" under the board; each name sits by its owner's store and row.
+    for player, column, label_y in ((1, 0, top - 6), (0, n + 1, top + 2 * _CELL + 16)):
         x = _MARGIN + column * _CELL + _CELL / 2
         parts.append(
             f'<ellipse cx="{x}" cy="{top + _CELL}" rx="{_CELL / 2 - 6}" ry="{_CELL - 10}" class="pit"/>'
             f'<text x="{x}" y="{top + _CELL + 6}" text-anchor="middle" class="cap">'
             f"{game.captures[player]}</text>"
+            f'<text x="{x}" y="{label_y}" text-anchor="middle" class="who">{PLAYER_NAMES[player]}</text>'
         )
     for pit in range(2 * n):
         player, action = divmod(pit, n)
@@ -159,8 +161,6 @@ def svg_board(game: BoardLike, highlight: Iterable[int] = (), title: str = "") -
     status = _status(game)
     css = "move" if not game.game_finished else "who"
     parts.append(
-        f'<text x="{_MARGIN}" y="{_MARGIN - 6}" class="who">North</text>'
-        f'<text x="{_MARGIN}" y="{height - 8}" class="who">South</text>'
         f'<text x="{width - _MARGIN}" y="{height - 8}" text-anchor="end" class="{css}">{escape(status)}</text>'
         "</svg>"
     )
