@@ -218,6 +218,8 @@ def _run(keys: List[ex.GameKey], args: argparse.Namespace, name: str, store: ex.
             f"played {summary.played} games in {summary.seconds:.1f} s ({summary.games_per_second:.1f} games/s) "
             f"{summary.workers}; {summary.done} of {summary.total} in {store.path}"
         )
+    if summary.elsewhere:
+        _info(f"{name}: {summary.elsewhere} games left to another run playing them on the same store")
     return summary
 
 
@@ -362,8 +364,11 @@ def _terminate(signum: int, frame: Any) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line with ``argv`` (by default ``sys.argv[1:]``) and return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
     previous = None
     if hasattr(signal, "SIGTERM"):
         previous = signal.signal(signal.SIGTERM, _terminate)  # a polite kill stops like Ctrl-C
