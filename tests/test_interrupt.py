@@ -14,6 +14,9 @@ import time
 import pytest
 
 PYTHON = sys.executable
+# 130, or death by SIGINT (which a shell reports as 130): Python ends that way a process in which a
+# KeyboardInterrupt once left code it ran from a string (building a dataclass, say), even if handled later.
+_INTERRUPTED = (130, -signal.SIGINT)
 LIMIT = 120  # seconds: far more than any of these needs to stop, far less than any needs to finish
 
 _SCRIPT = """
@@ -72,7 +75,7 @@ def test_the_command_line_stops_with_one_line_at_any_moment(delay, tmp_path):
     status, out, err = _interrupt(
         [PYTHON, "-m", "awale", "match", "uct(time=3600)", "random"], delay, cwd=tmp_path
     )
-    assert status == 130, (out, err)
+    assert status in _INTERRUPTED, (out, err)
     assert err.strip() == "python -m awale: interrupted" and "Traceback" not in err
 
 
@@ -82,6 +85,6 @@ def test_a_ctrl_c_during_the_cluster_start_up_stops_the_run(tmp_path):
     command = [PYTHON, "-m", "awale", "tournament", "uct(time=3600)", "random", "--games", "2",
                "--workers", "1", "--store", str(store)]
     status, out, err = _interrupt(command, 1.5, cwd=tmp_path)
-    assert status == 130, (out, err)
+    assert status in _INTERRUPTED, (out, err)
     lines = err.strip().splitlines()
     assert "Traceback" not in err and lines[-1].startswith("python -m awale: interrupted"), err
