@@ -52,7 +52,7 @@ class _Failure(Exception):
 # --------------------------------------------------------------------------- argument types
 
 
-def _integer(minimum: int, what: str) -> Callable[[str], int]:
+def _integer(minimum: int, what: str, maximum: Optional[int] = None, why: str = "") -> Callable[[str], int]:
     def convert(text: str) -> int:
         try:
             value = int(text)
@@ -60,6 +60,8 @@ def _integer(minimum: int, what: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}{why}, got {value}")
         return value
 
     return convert
@@ -111,7 +113,7 @@ def _add_cluster(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
-        type=_integer(0, "--workers"),
+        type=_integer(0, "--workers", ex.default_workers(), ", the cores this process may use (for more, use --scheduler)"),
         metavar="K",
         help=f"local worker processes (default: one per core, here {ex.default_workers()}); "
         "0 plays in this process without Dask",

@@ -576,8 +576,11 @@ def _probe(address: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     try:
         with socket.create_connection((host, port), timeout=timeout) as connection:
+            # The greeting is a message of Dask's TCP protocol: its length in 8 bytes, then the message.
             greeting = b""
-            while b"pickle-protocol" not in greeting and len(greeting) < 4096:
+            while len(greeting) < 8 or len(greeting) < 8 + int.from_bytes(greeting[:8], "little"):
+                if len(greeting) >= 8 and not 0 < int.from_bytes(greeting[:8], "little") <= 65536:
+                    break
                 connection.settimeout(max(deadline - time.monotonic(), 0.001))
                 data = connection.recv(4096)
                 if not data:
