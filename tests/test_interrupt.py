@@ -25,6 +25,7 @@ from awale import Game, simulate
 from awale.agents import parse
 from awale.search.alphabeta import AlphaBeta
 work = {work!r}
+exec({warm!r})  # compile (or load) the kernels first: an interruption while compiling proves nothing
 print("ready", flush=True)
 started = time.perf_counter()
 try:
@@ -53,19 +54,20 @@ def _interrupt(command, delay, ready=None, **kwargs):
 
 
 @pytest.mark.parametrize(
-    "work",
+    "work, warm",
     [
-        "parse('uct(time=3600)').act(Game())",
-        "parse('uct(iterations=20_000_000, rave=300)').act(Game())",
-        "parse('mcts(iterations=20_000_000)').act(Game())",
-        "parse('flat(iterations=1_000_000_000)').act(Game())",
-        "simulate(Game(), 1_000_000_000)",
-        "AlphaBeta(Game().rules).search(Game(), depth=40)",
-        "parse('minimax(time=3600)').act(Game())",
+        ("parse('uct(time=3600)').act(Game())", "parse('uct(iterations=10)').act(Game())"),
+        ("parse('uct(iterations=20_000_000, rave=300)').act(Game())", "parse('uct(iterations=10, rave=1)').act(Game())"),
+        ("parse('mcts(iterations=20_000_000)').act(Game())", "parse('mcts(iterations=10)').act(Game())"),
+        ("parse('flat(iterations=1_000_000_000)').act(Game())", "parse('flat(iterations=10)').act(Game())"),
+        ("simulate(Game(), 1_000_000_000)", "simulate(Game(), 10)"),
+        # One αβ search each, with no return to Python between depths (iterative deepening has some).
+        ("AlphaBeta(Game().rules).action_values(Game(), depth=30)", "AlphaBeta(Game().rules).search(Game(), 2)"),
+        ("AlphaBeta(Game().rules).result(Game())", "AlphaBeta(Game().rules).search(Game(), 2)"),
     ],
 )
-def test_long_searches_stop_on_sigint(work):
-    status, out, err = _interrupt([PYTHON, "-c", _SCRIPT.format(work=work)], 1.5, ready="ready")
+def test_long_searches_stop_on_sigint(work, warm):
+    status, out, err = _interrupt([PYTHON, "-c", _SCRIPT.format(work=work, warm=warm)], 1.5, ready="ready")
     assert status == 0 and out.startswith("stopped after"), (out, err)
 
 
