@@ -212,3 +212,19 @@ def test_a_read_only_store_fails_before_any_game(read_only_dir):
     assert result.returncode == 2 and result.stdout == "", (result.stdout, result.stderr)
     assert result.stderr.strip().count("\n") == 0 and "read-only" in result.stderr, result.stderr
     assert len(load(store)) == 6
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("[" * 100_000 + "]" * 100_000, "longer than 1000"),
+        ('{"pits_per_side": ' + "[" * 400 + "6" + "]" * 400 + "}", "not JSON|must be an integer"),
+        ("[" * 499 + "]" * 499, "not JSON|must be a JSON object"),
+        ('{"seeds_per_pit": 1' + "0" * 300 + "}", "at most 32,767 seeds"),
+        ('{"max_plies": 1' + "0" * 400 + "}", "at most 2\\*\\*62"),
+    ],
+)
+def test_a_stored_rules_field_is_read_with_care(text, message):
+    """Deep nesting and huge numbers in a rules field are ValueErrors, not RecursionError or OverflowError."""
+    with pytest.raises(ValueError, match=message):
+        st.rules_from_text(text)

@@ -178,6 +178,9 @@ _INSERT = (
     "ON CONFLICT (experiment, south, north, seed, rules) DO NOTHING"
 )
 
+# Canonical rules texts are about 150 characters; anything much longer is not one.
+_MAX_RULES_TEXT = 1000
+
 #: Seeds are SQLite integers: signed 64-bit.
 _MAX_SEED = 2**63 - 1
 
@@ -219,10 +222,12 @@ def rules_from_text(text: str) -> Rules:
     Raises:
         ValueError: the text is not such a JSON object, or describes invalid rules.
     """
+    if isinstance(text, str) and len(text) > _MAX_RULES_TEXT:
+        raise ValueError(f"rules text is longer than {_MAX_RULES_TEXT} characters: {text[:60]!r}...")
     try:
         fields = json.loads(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"rules text is not JSON: {text!r}") from None
+    except (TypeError, ValueError, RecursionError):  # RecursionError: deeply nested JSON
+        raise ValueError(f"rules text is not JSON: {text[:60]!r}") from None
     if not isinstance(fields, dict):
         raise ValueError(f"rules text must be a JSON object, got {text!r}")
     known = {field.name for field in dataclasses.fields(Rules)}
