@@ -12,13 +12,12 @@ own C-level handler writes at once, whatever the main thread is doing.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import socket
 import threading
 import time
-from typing import Dict, Iterator, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -107,32 +106,38 @@ def _wakeup() -> socket.socket:
     return _WAKEUP
 
 
-@contextlib.contextmanager
-def stop_on_signal(array: np.ndarray, index: int, value: int) -> Iterator[None]:
+class stop_on_signal:  # noqa: N801 - used like a function, as a context manager
     """While the block runs, a SIGINT or SIGTERM sets ``array[index] = value`` at once.
 
     A compiled kernel that polls ``array[index]`` can then stop within
     moments of a Ctrl-C; after the block, ``KeyboardInterrupt`` is raised
     (by Python's handler, or here if the handler did not raise).  Outside
-    the main thread, or when SIGINT is not handled by Python, the block runs
-    unguarded (no signal reaches it there anyway).
+    the main thread the block runs unguarded (Python handles signals in the
+    main thread only).  A class rather than a
+    generator: it guards every αβ search, so it should cost little.
     """
-    if threading.current_thread() is not threading.main_thread() or not callable(signal.getsignal(signal.SIGINT)):
-        yield
-        return
-    writer = _wakeup()
-    stopped = [False]
-    key = id(stopped)
-    with _LOCK:
-        _ACTIVE[key] = (array, index, value, stopped)
-    previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
-    try:
-        yield
-    finally:
+
+    __slots__ = ("_entry", "_previous")
+
+    def __init__(self, array: np.ndarray, index: int, value: int) -> None:
+        self._entry = (array, index, value, [False])
+        self._previous: Optional[int] = None
+
+    def __enter__(self) -> None:
+        writer = _wakeup()
         try:
-            signal.set_wakeup_fd(previous)
+            self._previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
+        except ValueError:  # not the main thread: no signal handler runs here
+            return
+        _ACTIVE[id(self)] = self._entry  # a single store: atomic under the GIL
+
+    def __exit__(self, *exc: object) -> None:
+        if self._previous is None:
+            return
+        try:
+            signal.set_wakeup_fd(self._previous)
         finally:
-            with _LOCK:
-                _ACTIVE.pop(key, None)
-    if stopped[0]:
-        raise KeyboardInterrupt
+            with _LOCK:  # not while the watcher writes into the arrays
+                _ACTIVE.pop(id(self), None)
+        if self._entry[3][0] and exc[0] is None:
+            raise KeyboardInterrupt
