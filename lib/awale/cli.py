@@ -11,7 +11,9 @@
 
 Exit status: 0 on success, 1 when some games failed, 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
-or SIGTERM; the finished games are kept and the same command resumes).
+or SIGTERM, at any moment from the imports on; the finished games are kept
+and the same command resumes).  ``--workers`` is at most the number of cores,
+``--games`` at most :data:`awale.experiments.runner.MAX_GAMES` in all.
 """
 
 from __future__ import annotations
