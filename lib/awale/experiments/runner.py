@@ -576,11 +576,15 @@ def _probe(address: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     try:
         with socket.create_connection((host, port), timeout=timeout) as connection:
+            if protocol == "tls":  # the greeting comes after the TLS handshake: Dask's client checks it
+                return
             # The greeting is a message of Dask's TCP protocol: its length in 8 bytes, then the message.
             greeting = b""
-            while len(greeting) < 8 or len(greeting) < 8 + int.from_bytes(greeting[:8], "little"):
-                if len(greeting) >= 8 and not 0 < int.from_bytes(greeting[:8], "little") <= 65536:
-                    break
+            while True:
+                if len(greeting) >= 8:
+                    size = int.from_bytes(greeting[:8], "little")
+                    if not 0 < size <= 65536 or len(greeting) >= 8 + size:
+                        break  # not a length Dask would send, or the whole greeting
                 connection.settimeout(max(deadline - time.monotonic(), 0.001))
                 data = connection.recv(4096)
                 if not data:
@@ -592,7 +596,7 @@ def _probe(address: str, timeout: float) -> None:
         ) from None
     except OSError as error:
         raise RunnerError(f"cannot connect to the Dask scheduler at {address}: {error.strerror or error}") from None
-    if protocol == "tcp" and b"pickle-protocol" not in greeting:
+    if b"pickle-protocol" not in greeting:
         raise RunnerError(f"the server at {address} is not a Dask scheduler (it did not greet like one)")
 
 
