@@ -20,7 +20,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from awale.experiments import runner
+from awale.experiments import get_experiment, runner, status
 from awale.experiments.runner import MAX_GAMES, RunnerError, default_workers, pair_keys, round_robin_keys, run
 from awale.experiments.store import StoreError, count, load
 
@@ -75,6 +75,12 @@ def test_games_are_capped_before_any_key_is_built(tmp_path, monkeypatch):
         result = awale(*args, "--games", str(10**12), cwd=tmp_path, timeout=60)
         assert result.returncode == 2 and f"({MAX_GAMES:,} games)" in result.stderr, result.stderr
         assert result.stderr.strip().count("\n") == 0
+    grid = get_experiment("eps-grid")  # 210 pairings: refused before its keys are built, as its status is
+    per_pairing = MAX_GAMES // len(grid.pairings()) + 1
+    with pytest.raises(ValueError, match=f"for each of {len(grid.pairings())} pairings"):
+        grid.keys(per_pairing)
+    with runner.Store(tmp_path / "empty.sqlite") as store, pytest.raises(ValueError, match="more than a run"):
+        status(grid, store, per_pairing)
     monkeypatch.setattr(runner, "MAX_GAMES", 10)
     with pytest.raises(ValueError, match="at most 10 games"):
         run(iter(KEYS), tmp_path / "s.sqlite", "e", workers=0)

@@ -89,6 +89,7 @@ __all__ = [
     "GameKey",
     "canonical_spec",
     "derive_seed",
+    "check_games",
     "pair_keys",
     "round_robin_keys",
     "play_batch",
@@ -204,7 +205,12 @@ def derive_seed(base: int, index: int) -> int:
     return int(np.random.SeedSequence([int(base), int(index)]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 
-def _check_games(games: int, pairs: int = 1) -> int:
+def check_games(games: int, pairs: int = 1) -> int:
+    """``games`` per pairing, checked: an integer at least 1, and at most :data:`MAX_GAMES` over ``pairs`` pairings.
+
+    Raises:
+        ValueError: otherwise, naming the limit.
+    """
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"the number of games must be an integer at least 1, got {games!r}")
     if games * pairs > MAX_GAMES:
@@ -229,7 +235,7 @@ def pair_keys(a: str, b: str, games: int, seed: int = 0, rules: Optional[Rules] 
     Raises:
         ValueError: a bad spec, number of games, seed or rules.
     """
-    games = _check_games(games)
+    games = check_games(games)
     first, second = sorted((canonical_spec(a), canonical_spec(b)))
     if first == second:
         return [GameKey(first, first, derive_seed(seed, i), rules) for i in range(games)]
@@ -255,7 +261,7 @@ def round_robin_keys(specs: Sequence[str], games: int, seed: int = 0, rules: Opt
         seen[spec] = given
     if len(canonical) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(canonical)}")
-    _check_games(games, len(canonical) * (len(canonical) - 1) // 2)
+    check_games(games, len(canonical) * (len(canonical) - 1) // 2)
     keys: List[GameKey] = []
     for i, a in enumerate(canonical):
         for b in canonical[i + 1 :]:
