@@ -30,7 +30,8 @@ def client():
     """A local Dask cluster of two single-threaded worker processes, as the runner starts by default."""
     distributed = pytest.importorskip("distributed")
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR,
+        scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
     ) as cluster, distributed.Client(cluster) as client:
         yield client
 

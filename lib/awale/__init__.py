@@ -4,10 +4,29 @@
 >>> game, captured, finished = Game().step(2)
 >>> game.pits
 (4, 4, 0, 5, 5, 5, 5, 4, 4, 4, 4, 4)
+
+The names below are loaded on first use, so that ``import awale`` is quick
+and ``python -m awale`` can answer a Ctrl-C that comes while numba and numpy
+load.
 """
 
-from .game import Game, IllegalActionError, InvalidPositionError, PlayoutStats, TreeGame, TreeStatsGame, simulate
-from .rules import Rules
+import importlib
+from typing import Any, List
 
 __all__ = ["Game", "TreeGame", "TreeStatsGame", "Rules", "IllegalActionError", "InvalidPositionError", "PlayoutStats", "simulate"]
 __version__ = "0.1.0"
+
+_HOMES = {name: "game" for name in __all__ if name != "Rules"}
+_HOMES["Rules"] = "rules"
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'awale' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> List[str]:
+    return sorted(set(globals()) | set(__all__))

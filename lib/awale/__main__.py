@@ -1,8 +1,38 @@
-"""``python -m awale``: the command line of :mod:`awale.cli` (``python -m awale --help``)."""
+"""``python -m awale``: the command line of :mod:`awale.cli` (``python -m awale --help``).
 
-from .cli import main
+A Ctrl-C while the libraries load (numba, numpy, pandas: a second or more)
+ends the command like one during its work: one line, exit status 130.  (When
+the interruption came through code that Python ran from a string, such as a
+dataclass being built, Python ends the process by SIGINT instead, which a
+shell reports as the same status 130.)
+"""
+
+import signal
+import sys
 
 __all__ = ["main"]
+
+
+def _note(signum: int, frame: object) -> None:
+    """SIGINT during the imports: remember it (a library may swallow the exception), then raise it."""
+    _SIGNALLED.append(signum)
+    raise KeyboardInterrupt
+
+
+_SIGNALLED: list = []
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, _note)
+try:
+    from .cli import main
+except KeyboardInterrupt:  # pragma: no cover - depends on when the signal comes
+    if __name__ != "__main__":
+        raise
+    _SIGNALLED.append(signal.SIGINT)
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    if _SIGNALLED:
+        print("python -m awale: interrupted", file=sys.stderr)
+        raise SystemExit(130)
 
 if __name__ == "__main__":  # Dask's worker processes import this module too, and must not run the command
     raise SystemExit(main())

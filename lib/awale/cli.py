@@ -12,7 +12,9 @@
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
-or SIGTERM; the finished games are kept and the same command resumes).
+or SIGTERM, at any moment from the imports on; the finished games are kept
+and the same command resumes).  ``--workers`` is at most the number of cores,
+``--games`` at most :data:`awale.experiments.runner.MAX_GAMES` in all.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class _Failure(Exception):
 # --------------------------------------------------------------------------- argument types
 
 
-def _integer(minimum: int, what: str) -> Callable[[str], int]:
+def _integer(minimum: int, what: str, maximum: Optional[int] = None, why: str = "") -> Callable[[str], int]:
     def convert(text: str) -> int:
         try:
             value = int(text)
@@ -61,6 +63,8 @@ def _integer(minimum: int, what: str) -> Callable[[str], int]:
             raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
         if value < minimum:
             raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}{why}, got {value}")
         return value
 
     return convert
@@ -112,7 +116,7 @@ def _add_cluster(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
-        type=_integer(0, "--workers"),
+        type=_integer(0, "--workers", ex.default_workers(), ", the cores this process may use (for more, use --scheduler)"),
         metavar="K",
         help=f"local worker processes (default: one per core, here {ex.default_workers()}); "
         "0 plays in this process without Dask",
@@ -237,6 +241,8 @@ def _run(keys: List[ex.GameKey], args: argparse.Namespace, name: str, store: ex.
             f"played {summary.played} games in {summary.seconds:.1f} s ({summary.games_per_second:.1f} games/s) "
             f"{summary.workers}; {summary.done} of {summary.total} in {store.path}"
         )
+    if summary.elsewhere:
+        _info(f"{name}: {summary.elsewhere} games left to another run playing them on the same store")
     return summary
 
 
@@ -396,8 +402,11 @@ def _terminate(signum: int, frame: Any) -> None:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line with ``argv`` (by default ``sys.argv[1:]``) and return the exit status."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
     previous = None
     if hasattr(signal, "SIGTERM"):
         previous = signal.signal(signal.SIGTERM, _terminate)  # a polite kill stops like Ctrl-C

@@ -30,10 +30,13 @@ from typing import Optional
 
 import numpy as np
 
+from ._guard import Chunks
 from ._jit import jit
 
 __all__ = [
     "Rules",
+    "MAX_SEEDS",
+    "MAX_PLIES",
     "as_rules",
     "GRAND_SLAM_VARIANTS",
     "ONGOING",
@@ -57,6 +60,12 @@ _GS_NO_CAPTURE, _GS_FORBIDDEN, _GS_CAPTURE_ALL = 0, 1, 2
 # Layout of the parameter vector handed to the kernels.
 _R_PITS, _R_TOTAL, _R_FEED, _R_GRAND_SLAM, _R_REPETITION, _R_COLLECT, _R_MAX_PLIES = range(7)
 
+#: The most seeds a game may hold in all.
+MAX_SEEDS = 2**15 - 1
+
+#: The largest ``max_plies``: a ply counter stays far from the int64 limit.
+MAX_PLIES = 2**62
+
 _MASK32 = 0xFFFFFFFF
 _MASK48 = (1 << 48) - 1
 
@@ -67,7 +76,8 @@ class Rules:
 
     Args:
         pits_per_side: pits in each player's row, 2 to 6.
-        seeds_per_pit: seeds in each pit at the start, at least 1.
+        seeds_per_pit: seeds in each pit at the start, at least 1; at most
+            :data:`MAX_SEEDS` seeds in all (captures are counted in 16 bits).
         feed: when the opponent has no seeds, only moves that give them seeds
             are legal; when no such move exists the game ends.
         grand_slam: what happens to a move that would capture every seed of
@@ -83,6 +93,7 @@ class Rules:
         max_plies: if set, the game ends as a draw after that many plies,
             whatever the captures, unless it ended otherwise on that ply.
             Required when ``repetition`` is False, or games could cycle forever.
+            At most :data:`MAX_PLIES` (ply counters are 64-bit).
     """
 
     pits_per_side: int = 6
@@ -103,6 +114,11 @@ class Rules:
             raise ValueError(f"Rules.pits_per_side must be between 2 and 6, got {self.pits_per_side}")
         if self.seeds_per_pit < 1:
             raise ValueError(f"Rules.seeds_per_pit must be at least 1, got {self.seeds_per_pit}")
+        if self.total_seeds > MAX_SEEDS:
+            raise ValueError(
+                f"Rules: at most {MAX_SEEDS:,} seeds in all (2 x pits_per_side x seeds_per_pit), "
+                f"got {self.total_seeds:,}"
+            )
         for name in ("feed", "repetition", "collect_remaining"):
             value = getattr(self, name)
             if not isinstance(value, (bool, np.bool_)):
@@ -118,6 +134,8 @@ class Rules:
                 raise ValueError(f"Rules.max_plies must be None or an integer, got {self.max_plies!r}")
             if self.max_plies < 1:
                 raise ValueError(f"Rules.max_plies must be at least 1, got {self.max_plies}")
+            if self.max_plies > MAX_PLIES:
+                raise ValueError(f"Rules.max_plies must be at most 2**62, got {self.max_plies}")
             object.__setattr__(self, "max_plies", int(self.max_plies))
         if not self.repetition and self.max_plies is None:
             raise ValueError(
@@ -515,9 +533,30 @@ def _random_moves(state, params, keys, boards, length, out, count, rng):
     return length, count
 
 
-@jit(inline=False)
-def random_playouts(state, params, keys, boards, length, playouts, rng):
+def random_playouts(
+    state: np.ndarray, params: np.ndarray, keys: np.ndarray, boards: np.ndarray, length: int, playouts: int,
+    rng: np.ndarray,
+) -> np.ndarray:
     """Play ``playouts`` uniformly random games from ``state``.
+
+    ``state`` and the history are left untouched; ``rng`` (see
+    :func:`seed_rng`) advances.  Returns ``[south wins, north wins, draws,
+    plies]`` as an int64 array.  The compiled kernel runs in chunks of a
+    fraction of a second, so that Ctrl-C stops it; the result is that of
+    one call.
+    """
+    total = np.zeros(4, dtype=np.int64)
+    chunks = Chunks(int(playouts), first=64)
+    while chunks.remaining > 0:
+        size = chunks.next()
+        total += _random_playouts(state, params, keys, boards, length, size, rng)
+        chunks.done(size)
+    return total
+
+
+@jit(inline=False)
+def _random_playouts(state, params, keys, boards, length, playouts, rng):
+    """Play ``playouts`` uniformly random games from ``state`` (the kernel of :func:`random_playouts`).
 
     ``state`` and the history are left untouched; ``rng`` (see
     :func:`seed_rng`) advances.  Returns ``[south wins, north wins, draws,

@@ -18,9 +18,14 @@ from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 
 from ..game import Game
 
-__all__ = ["Agent", "Param", "register", "parse", "registry", "budget_params", "seed_param", "check_budget"]
+__all__ = ["Agent", "Param", "register", "parse", "registry", "budget_params", "seed_param", "check_budget", "MAX_SPEC_LENGTH"]
 
 _REGISTRY: Dict[str, Type["Agent"]] = {}
+
+#: The longest agent spec, given or canonical (the store keeps canonical specs and reads them back).
+MAX_SPEC_LENGTH = 1000
+
+_INT64 = 2**63
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,10 +65,15 @@ class Param:
         if self.kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ValueError(f"{where} must be an integer, got {value!r}")
+            if not -_INT64 <= value < _INT64:  # the kernels take 64-bit integers
+                raise ValueError(f"{where} must be a 64-bit integer (less than 2**63 in size), got {_short(value)}")
         elif self.kind is float:
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ValueError(f"{where} must be a number, got {value!r}")
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:
+                raise ValueError(f"{where} must be finite, got {_short(value)}") from None
             if not math.isfinite(value):
                 raise ValueError(f"{where} must be finite, got {value!r}")
         elif self.kind is str:
@@ -165,6 +175,14 @@ def registry() -> Dict[str, Type[Agent]]:
     return dict(_REGISTRY)
 
 
+def _short(value: Any) -> str:
+    """``repr(value)``, cut to a readable length (a huge integer is described by its size)."""
+    if isinstance(value, int) and abs(value).bit_length() > 128:
+        return f"an integer of {abs(value).bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 60 else f"{text[:57]}..."
+
+
 def _literal(node: ast.AST, spec: str) -> Any:
     """The value of a literal node: a number, a string, True, False or None."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float, str, bool, type(None))):
@@ -176,7 +194,11 @@ def _literal(node: ast.AST, spec: str) -> Any:
         and type(node.operand.value) in (int, float)
     ):
         return -node.operand.value if isinstance(node.op, ast.USub) else node.operand.value
-    raise ValueError(f"agent spec {spec!r}: {ast.unparse(node)!r} is not a literal (numbers, strings, True, False, None)")
+    try:
+        shown = repr(ast.unparse(node))
+    except (RecursionError, MemoryError, ValueError):
+        shown = "a nested expression"
+    raise ValueError(f"agent spec {_short(spec)}: {_short(shown)} is not a literal (numbers, strings, True, False, None)")
 
 
 def parse(spec: str) -> Agent:
@@ -196,12 +218,12 @@ def parse(spec: str) -> Agent:
     text = spec.strip()
     if not text:
         raise ValueError("empty agent spec")
-    if len(text) > 1000:
-        raise ValueError(f"agent spec is too long ({len(text)} characters)")
+    if len(text) > MAX_SPEC_LENGTH:
+        raise ValueError(f"agent spec is too long ({len(text)} characters; at most {MAX_SPEC_LENGTH})")
     try:
         tree = ast.parse(text, mode="eval").body
-    except SyntaxError:
-        raise ValueError(f"malformed agent spec {spec!r}: expected name or name(key=value, ...)") from None
+    except (SyntaxError, RecursionError, MemoryError, ValueError):  # deep nesting too
+        raise ValueError(f"malformed agent spec {_short(text)}: expected name or name(key=value, ...)") from None
     if isinstance(tree, ast.Name):
         name, keywords = tree.id, []
     elif isinstance(tree, ast.Call) and isinstance(tree.func, ast.Name):
@@ -219,7 +241,10 @@ def parse(spec: str) -> Agent:
         if keyword.arg in kwargs:
             raise ValueError(f"agent spec {spec!r}: {keyword.arg!r} is given twice")
         kwargs[keyword.arg] = _literal(keyword.value, spec)
-    return _REGISTRY[name](**kwargs)
+    agent = _REGISTRY[name](**kwargs)
+    if len(agent.spec) > MAX_SPEC_LENGTH:  # the canonical form must read back, as the store does
+        raise ValueError(f"agent spec {_short(text)}: its canonical form is longer than {MAX_SPEC_LENGTH} characters")
+    return agent
 
 
 def budget_params(default_iterations: int) -> Tuple[Param, ...]:
@@ -232,7 +257,7 @@ def budget_params(default_iterations: int) -> Tuple[Param, ...]:
 
 
 def seed_param() -> Param:
-    return Param("seed", int, 0, minimum=0, doc="seed of the agent's random generator")
+    return Param("seed", int, 0, minimum=0, maximum=_INT64 - 1, doc="seed of the agent's random generator")
 
 
 def check_budget(agent: Agent, default_iterations: int) -> None:

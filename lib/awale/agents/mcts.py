@@ -14,7 +14,7 @@ import numpy as np
 
 from ..game import Game
 from ..rules import random_playouts, seed_rng
-from ..search.mcts import ChildStats, SearchConfig, SearchTree
+from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
 
 __all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
@@ -83,6 +83,14 @@ class _TreeSearcher(_Searcher):
 
     final = "visits"
 
+    def validate(self) -> None:
+        super().validate()
+        if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
+            try:
+                check_tree_size(self.budget_iterations + 1, self.config())
+            except ValueError as error:
+                raise ValueError(f"{self.name}: {error}") from None
+
     def config(self) -> SearchConfig:
         raise NotImplementedError
 
@@ -96,6 +104,11 @@ class _TreeSearcher(_Searcher):
         tree = None
         if self.reuse and self.tree is not None:
             tree = self.tree.subtree(game)
+            if tree is not None and self.budget_iterations is not None and (
+                tree.used + self.budget_iterations > max_nodes(tree.config)
+                or tree.root_visits + self.budget_iterations > MAX_VISITS
+            ):
+                tree = None  # the kept subtree and this search would not fit in memory: start afresh
         if tree is None:
             tree = SearchTree(game, self.config(), self._rng, capacity=(self.budget_iterations or 4096) + 1)
         if self.time is not None:

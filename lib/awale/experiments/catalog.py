@@ -71,7 +71,7 @@ import math
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..rules import Rules
-from .runner import GameKey, canonical_spec, pair_keys
+from .runner import GameKey, canonical_spec, check_games, pair_keys
 from .store import Store
 
 if TYPE_CHECKING:
@@ -284,6 +284,7 @@ class Experiment:
     def keys(self, games: Optional[int] = None) -> List[GameKey]:
         """The keys of every game: ``games`` per pairing (by default :attr:`games`)."""
         games = self.games if games is None else games
+        check_games(games, len(self.pairings()))  # before building any key
         keys: List[GameKey] = []
         for a, b in self.pairings():
             keys.extend(pair_keys(a, b, games, self.seed, self.rules))
@@ -366,8 +367,9 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
     Only the games of the experiment's keys count, so stored games of a
     larger run (more games per pairing) are not counted in a smaller one.
     """
-    winners = store.winners(exp.name)
     games = exp.games if games is None else games
+    check_games(games, len(exp.pairings()))
+    winners = store.winners(exp.name)
     rows = []
     for a, b in exp.pairings():
         done = wins = draws = 0

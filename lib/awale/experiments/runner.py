@@ -9,12 +9,17 @@ plays them.  :func:`run` plays exactly the keys not yet in the store.
 Execution:
 
 * ``workers=0``: in this process, no Dask (tiny runs, tests, debugging).
-* ``workers=K`` (default: one per core): a Dask ``LocalCluster`` of K worker
-  processes with one thread each, started for the run and closed after it.
-  Its nannies restart a worker process that dies.
+* ``workers=K`` (default: one per core; at most the cores this process may
+  use): a Dask ``LocalCluster`` of K worker processes with one thread each,
+  started for the run and closed after it.  Its nannies restart a worker
+  process that dies.  Its dashboard is off unless ``dashboard`` gives an
+  address.
 * ``scheduler="tcp://host:port"``: an existing Dask cluster, for instance
   ``dask scheduler`` and ``dask worker`` processes on other machines (they
-  need the same version of awale installed).
+  need the same version of awale installed).  A scheduler that does not
+  answer like a Dask scheduler within :data:`CONNECT_SECONDS` is an error;
+  one without workers is waited for, with a message, for
+  :data:`WORKERS_SECONDS`.
 * ``client=``: a ``distributed.Client`` you already have (left open).
 
 The local cluster's worker processes are started with ``spawn``, so a
@@ -43,7 +48,16 @@ and :class:`RunInterrupted` (a ``KeyboardInterrupt``) is raised with the
 summary so far.  Running the same keys again resumes.  (The local
 cluster's worker processes ignore SIGINT, which the terminal sends to the
 whole process group: only this process stops them.  A Ctrl-C during the
-cluster's start-up, a second or two, is ignored.)
+cluster's start-up, a second or two, is held until the cluster is up, then
+stops the run.)
+
+Concurrent runs: before a batch is handed out, its games are claimed in the
+store (:meth:`Store.claim`); games already stored or claimed by another live
+run are skipped and counted in :attr:`RunSummary.elsewhere`.  Two runs of
+the same experiment on one store thus share its games, and each plays only
+games that are neither stored nor in progress.
+
+Sizes: a run holds at most :data:`MAX_GAMES` keys, refused before any work.
 """
 
 from __future__ import annotations
@@ -58,6 +72,7 @@ import os
 import signal
 import socket
 import statistics
+import sys
 import threading
 import time
 import uuid
@@ -68,12 +83,13 @@ import numpy as np
 from ..agents import parse
 from ..match import MatchRecord, play
 from ..rules import Rules, as_rules
-from .store import Store, StoredKey, rules_from_text, rules_to_text
+from .store import CLAIM_SECONDS, Store, StoreError, StoredKey, claimant, rules_from_text, rules_to_text
 
 __all__ = [
     "GameKey",
     "canonical_spec",
     "derive_seed",
+    "check_games",
     "pair_keys",
     "round_robin_keys",
     "play_batch",
@@ -82,9 +98,21 @@ __all__ = [
     "RunInterrupted",
     "RunnerError",
     "default_workers",
+    "MAX_GAMES",
+    "CONNECT_SECONDS",
+    "WORKERS_SECONDS",
 ]
 
 _MAX_SEED = 2**63 - 1
+
+#: The most games one run, one round robin or one pairing may hold (their keys are kept in memory).
+MAX_GAMES = 1_000_000
+
+#: Seconds a scheduler has to accept a connection and greet like a Dask scheduler.
+CONNECT_SECONDS = 10.0
+
+#: Seconds to wait for a first worker to join a scheduler that has none.
+WORKERS_SECONDS = 120.0
 _MAX_BATCH = 1000
 _GROWTH = 4
 
@@ -177,9 +205,19 @@ def derive_seed(base: int, index: int) -> int:
     return int(np.random.SeedSequence([int(base), int(index)]).generate_state(1, dtype=np.uint64)[0] >> 1)
 
 
-def _check_games(games: int) -> int:
+def check_games(games: int, pairs: int = 1) -> int:
+    """``games`` per pairing, checked: an integer at least 1, and at most :data:`MAX_GAMES` over ``pairs`` pairings.
+
+    Raises:
+        ValueError: otherwise, naming the limit.
+    """
     if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"the number of games must be an integer at least 1, got {games!r}")
+    if games * pairs > MAX_GAMES:
+        raise ValueError(
+            f"{games:,} games{f' for each of {pairs:,} pairings' if pairs > 1 else ''} are more than a run may "
+            f"hold ({MAX_GAMES:,} games); split the experiment"
+        )
     return int(games)
 
 
@@ -197,7 +235,7 @@ def pair_keys(a: str, b: str, games: int, seed: int = 0, rules: Optional[Rules] 
     Raises:
         ValueError: a bad spec, number of games, seed or rules.
     """
-    games = _check_games(games)
+    games = check_games(games)
     first, second = sorted((canonical_spec(a), canonical_spec(b)))
     if first == second:
         return [GameKey(first, first, derive_seed(seed, i), rules) for i in range(games)]
@@ -223,6 +261,7 @@ def round_robin_keys(specs: Sequence[str], games: int, seed: int = 0, rules: Opt
         seen[spec] = given
     if len(canonical) < 2:
         raise ValueError(f"a round robin needs at least two agents, got {len(canonical)}")
+    check_games(games, len(canonical) * (len(canonical) - 1) // 2)
     keys: List[GameKey] = []
     for i, a in enumerate(canonical):
         for b in canonical[i + 1 :]:
@@ -273,6 +312,8 @@ class RunSummary:
         total: distinct keys asked for.
         already: of those, games already in the store when the run started.
         played: games played and written by this run.
+        elsewhere: games skipped because another run was playing them (or
+            had stored them since this run started).
         failed: games that raised, with the error message (not stored).
         interrupted: the run was stopped by ``KeyboardInterrupt``.
         seconds: wall time of the run, cluster start-up included.
@@ -283,6 +324,7 @@ class RunSummary:
     total: int
     already: int = 0
     played: int = 0
+    elsewhere: int = 0
     failed: List[Tuple[GameKey, str]] = dataclasses.field(default_factory=list)
     interrupted: bool = False
     seconds: float = 0.0
@@ -494,33 +536,40 @@ def default_workers() -> int:
 
 
 @contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """Ignore SIGINT in this process while the local cluster starts its worker processes.
+def _sigint_held() -> Iterator[None]:
+    """Hold SIGINT back (block it) in this thread while the local cluster starts its worker processes.
 
     The terminal sends Ctrl-C to every process of its foreground group, the
     workers included; only this process should stop them, by closing the
-    cluster.  Worker processes started meanwhile inherit the ignored signal
-    from the start, and :func:`dask_setup` ignores it in those the nannies
-    start later.  A Ctrl-C during the start-up (a second or two) is lost.
+    cluster.  Processes and threads started meanwhile inherit the blocked
+    signal (the workers keep it blocked, and :func:`dask_setup` ignores it
+    in those the nannies start later).  A Ctrl-C during the start-up is
+    delivered when the block ends: the run then stops like any interrupted
+    run, the cluster closed.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def dask_setup(worker: Any) -> None:
-    """Dask preload hook run in each local worker process: ignore SIGINT (see :func:`_sigint_ignored`)."""
+    """Dask preload hook run in each local worker process: ignore SIGINT (see :func:`_sigint_held`)."""
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _probe(address: str) -> None:
-    """Fail fast, with a clear message, when nothing listens at a TCP scheduler address."""
+def _probe(address: str, timeout: float) -> None:
+    """Fail fast, with a clear message, unless a Dask scheduler answers at a TCP address.
+
+    A Dask peer greets every new connection with a handshake naming its
+    compression and pickle protocol; a silent listener, or a server of
+    another protocol, does not.
+    """
     from distributed.comm import parse_address, parse_host_port
 
     try:
@@ -530,10 +579,43 @@ def _probe(address: str) -> None:
         host, port = parse_host_port(location)
     except (ValueError, TypeError) as error:
         raise RunnerError(f"bad Dask scheduler address {address!r} ({error}); expected tcp://host:port") from None
+    deadline = time.monotonic() + timeout
     try:
-        socket.create_connection((host, port), timeout=10).close()
+        with socket.create_connection((host, port), timeout=timeout) as connection:
+            if protocol == "tls":  # the greeting comes after the TLS handshake: Dask's client checks it
+                return
+            # The greeting is a message of Dask's TCP protocol: its length in 8 bytes, then the message.
+            greeting = b""
+            while True:
+                if len(greeting) >= 8:
+                    size = int.from_bytes(greeting[:8], "little")
+                    if not 0 < size <= 65536 or len(greeting) >= 8 + size:
+                        break  # not a length Dask would send, or the whole greeting
+                connection.settimeout(max(deadline - time.monotonic(), 0.001))
+                data = connection.recv(4096)
+                if not data:
+                    break
+                greeting += data
+    except socket.timeout:
+        raise RunnerError(
+            f"the server at {address} did not greet like a Dask scheduler within {timeout:g} s"
+        ) from None
     except OSError as error:
         raise RunnerError(f"cannot connect to the Dask scheduler at {address}: {error.strerror or error}") from None
+    if b"pickle-protocol" not in greeting:
+        raise RunnerError(f"the server at {address} is not a Dask scheduler (it did not greet like one)")
+
+
+def _wait_for_workers(client: Any, address: str, timeout: float) -> None:
+    """Wait, saying so on stderr, until the cluster has a worker; fail after ``timeout`` seconds."""
+    if client.nthreads():
+        return
+    print(f"waiting up to {timeout:g} s for a worker to join the Dask scheduler at {address} ...",
+          file=sys.stderr, flush=True)
+    try:
+        client.wait_for_workers(1, timeout=timeout)
+    except (TimeoutError, OSError):
+        raise RunnerError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s") from None
 
 
 def _children() -> Set[int]:
@@ -543,7 +625,7 @@ def _children() -> Set[int]:
     return {child.pid for child in psutil.Process().children(recursive=True)}
 
 
-def _wait_for_workers(before: Set[int], timeout: float = 10.0) -> None:
+def _wait_for_exits(before: Set[int], timeout: float = 10.0) -> None:
     """Wait until the processes started since ``before`` (the cluster's workers) have ended.
 
     The cluster's close returns while its worker processes may still be
@@ -588,7 +670,7 @@ def _check_workers(client: Any) -> None:
 
 @contextlib.contextmanager
 def _executor(
-    workers: Optional[int], scheduler: Optional[str], client: Any, retries: int
+    workers: Optional[int], scheduler: Optional[str], client: Any, retries: int, dashboard: Optional[str] = None
 ) -> Iterator[Union[_InProcess, _Dask]]:
     if client is not None:
         yield _Dask(client, retries, f"on the Dask cluster at {client.scheduler.address}")
@@ -600,23 +682,27 @@ def _executor(
 
     with contextlib.ExitStack() as stack:
         if scheduler is not None:
-            _probe(scheduler)
+            _probe(scheduler, CONNECT_SECONDS)
             try:
-                client = stack.enter_context(Client(scheduler, timeout="15s"))
+                client = stack.enter_context(Client(scheduler, timeout=f"{CONNECT_SECONDS}s"))
             except (OSError, ValueError, TypeError) as error:
                 raise RunnerError(f"cannot connect to the Dask scheduler at {scheduler}: {error}") from None
+            _wait_for_workers(client, scheduler, WORKERS_SECONDS)
             _check_workers(client)
             description = f"on the Dask cluster at {scheduler}"
         else:
             count = default_workers() if workers is None else workers
-            stack.callback(_wait_for_workers, _children())  # runs last, once the cluster is closed
-            with _sigint_ignored():
+            stack.callback(_wait_for_exits, _children())  # runs last, once the cluster is closed
+            with _sigint_held():
                 cluster = stack.enter_context(
                     LocalCluster(
                         n_workers=count,
                         threads_per_worker=1,
                         processes=True,
-                        dashboard_address=None,
+                        dashboard_address=dashboard,
+                        # Without a dashboard the scheduler still serves its HTTP routes: on a free port
+                        # of the loopback, not on 8787.
+                        scheduler_kwargs=None if dashboard else {"dashboard": False, "dashboard_address": "127.0.0.1:0"},
                         silence_logs=logging.ERROR,
                         preload=[__name__],
                     )
@@ -633,6 +719,11 @@ def _check_options(workers: Optional[int], scheduler: Optional[str], client: Any
                    batch_seconds: float, retries: int) -> None:
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
         raise ValueError(f"workers must be an integer at least 0, got {workers!r}")
+    if workers is not None and workers > default_workers():
+        raise ValueError(
+            f"workers must be at most {default_workers()}, the cores this process may use, got {workers}; "
+            "for more, start a Dask cluster and give its scheduler"
+        )
     if sum(option is not None for option in (workers, scheduler, client)) > 1:
         raise ValueError("give at most one of workers, scheduler and client")
     if scheduler is not None and (not isinstance(scheduler, str) or not scheduler.strip()):
@@ -657,6 +748,7 @@ def run(
     batch_seconds: float = 1.0,
     retries: int = 2,
     progress: Optional[bool] = None,
+    dashboard: Optional[str] = None,
 ) -> RunSummary:
     """Play the games of ``keys`` that are not yet in the store, and store them under ``experiment``.
 
@@ -674,13 +766,16 @@ def run(
         retries: how many times Dask retries a task that raised.
         progress: show a tqdm progress bar on stderr (by default only when
             stderr is a terminal).
+        dashboard: the address of the local cluster's Dask dashboard, such
+            as ``":8787"`` (default: none).
 
     Returns:
         The :class:`RunSummary`.
 
     Raises:
-        ValueError: bad keys or options.
-        StoreError: the store cannot be opened or written.
+        ValueError: bad keys or options, or more than :data:`MAX_GAMES` keys.
+        StoreError: the store cannot be opened or written (checked before
+            any game is played).
         RunnerError: the cluster cannot be reached or its workers lack awale.
         RunInterrupted: Ctrl-C; the summary of what was kept is attached.
     """
@@ -690,6 +785,8 @@ def run(
         if not isinstance(key, GameKey):
             raise ValueError(f"keys must be awale.experiments.GameKey values, got {key!r}")
         unique[key] = None
+        if len(unique) > MAX_GAMES:
+            raise ValueError(f"a run may hold at most {MAX_GAMES:,} games; split the experiment")
     keys = list(unique)
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
@@ -701,13 +798,17 @@ def run(
         if not todo:
             summary.workers = "nothing to play"
             return summary
-        executor = stack.enter_context(_executor(workers, scheduler, client, retries))
+        owner = claimant()
+        store.release(owner)  # a write: a read-only store fails here, before any game is played
+        stack.callback(_release, store, owner)
+        executor = stack.enter_context(_executor(workers, scheduler, client, retries, dashboard))
         summary.workers = executor.description
         bar = _progress_bar(summary, progress)  # after the cluster's start-up, which would distort the rates
         stack.callback(bar.close)
         writing: List[Tuple[List[GameKey], _Outcome]] = []
+        mine: List[GameKey] = []
         try:
-            _drive(executor, _Planner(todo, batch_size, batch_seconds), store, summary, bar, writing)
+            _drive(executor, _Planner(todo, batch_size, batch_seconds), store, summary, bar, writing, owner, mine)
         except KeyboardInterrupt:
             summary.interrupted = True
             with contextlib.suppress(KeyboardInterrupt):
@@ -716,7 +817,7 @@ def run(
                     _keep(store, summary, batch, outcome, bar, count_failures=False)
             executor.cancel()
             stored = store.keys(experiment)  # exact, even if the interruption came between a commit and its count
-            summary.played = sum(key.stored in stored for key in todo)
+            summary.played = sum(key.stored in stored for key in mine)
         finally:
             summary.seconds = time.perf_counter() - started
     if summary.interrupted:
@@ -755,6 +856,12 @@ def _keep(
         bar.set_postfix_str(f"{len(summary.failed)} failed", refresh=False)
 
 
+def _release(store: Store, owner: str) -> None:
+    """Drop a run's claims as it ends (a store that cannot be written has none)."""
+    with contextlib.suppress(StoreError):
+        store.release(owner)
+
+
 def _drive(
     executor: Union[_InProcess, _Dask],
     planner: _Planner,
@@ -762,15 +869,28 @@ def _drive(
     summary: RunSummary,
     bar: Any,
     writing: List[Tuple[List[GameKey], _Outcome]],
+    owner: str,
+    mine: List[GameKey],
 ) -> None:
-    """Keep the executor fed and write each batch as it finishes (``writing`` holds the one being written)."""
+    """Keep the executor fed and write each batch as it finishes (``writing`` holds the one being written).
+
+    Each batch is claimed in the store as ``owner`` before it is handed out,
+    and only its games nobody else stored or claimed are played (``mine``
+    collects them).  The claims are renewed as batches come back.
+    """
+    renewed = time.monotonic()
 
     def refill() -> None:
         while executor.pending < executor.slots():
             batch = planner.next_batch(executor.threads())
             if batch is None:
                 return
-            executor.submit(batch)
+            claimed = set(store.claim(summary.experiment, [key.stored for key in batch], owner))
+            playing = [key for key in batch if key.stored in claimed]
+            summary.elsewhere += len(batch) - len(playing)
+            if playing:
+                mine.extend(playing)
+                executor.submit(playing)
 
     refill()
     for batch, outcome in executor.completed():
@@ -778,4 +898,7 @@ def _drive(
         _keep(store, summary, batch, outcome, bar)
         writing.clear()
         planner.observe(batch, outcome[2])
+        if time.monotonic() - renewed > CLAIM_SECONDS / 4:
+            store.renew(owner)
+            renewed = time.monotonic()
         refill()

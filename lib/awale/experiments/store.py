@@ -34,6 +34,21 @@ synchronous=FULL``), so a committed game survives a power cut as well.
 Reading: :func:`load` returns a :class:`pandas.DataFrame` ready for
 notebooks; :func:`experiments` and :func:`count` summarise the store.
 
+Games in progress: a second table, ``claims``, holds the keys of the games
+that a run is playing (:meth:`Store.claim`), so that two runs of the same
+experiment on one store share the work instead of playing the same games.
+A claim names its run and lapses after :data:`CLAIM_SECONDS` unless renewed,
+or at once when the run's process is found dead on this machine.  Stores
+written before the table existed gain it, in place, the first time they are
+opened for writing; versions of awale that do not know it ignore it.
+
+Trust: a store is opened only if its schema is exactly the one this module
+writes (tables, columns, constraints and indexes; no trigger, view or other
+object), so that a file that merely looks like a store cannot rewrite or
+hide games.  Anything else is refused with a :class:`StoreError`, before
+anything is written to it.  A damaged file gives a :class:`StoreError` too,
+on opening or on reading.
+
 >>> import tempfile, pathlib
 >>> from awale.match import play
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.sqlite"
@@ -54,8 +69,10 @@ import json
 import operator
 import os
 import pathlib
+import socket
 import sqlite3
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Set, Tuple, Union
+import time
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..match import MatchRecord
 from ..rules import Rules, as_rules
@@ -76,6 +93,8 @@ __all__ = [
     "decode_moves",
     "COLUMNS",
     "SCHEMA_VERSION",
+    "CLAIM_SECONDS",
+    "claimant",
 ]
 
 #: ``PRAGMA application_id`` of an awale store: the bytes ``AWAL``.
@@ -121,11 +140,46 @@ CREATE TABLE games (
 )
 """
 
+# The games in progress (added to schema 1 in place: older versions ignore the table).
+_CLAIMS = """
+CREATE TABLE claims (
+    experiment TEXT NOT NULL,
+    south      TEXT NOT NULL,
+    north      TEXT NOT NULL,
+    seed       INTEGER NOT NULL,
+    rules      TEXT NOT NULL,
+    owner      TEXT NOT NULL,
+    expires    REAL NOT NULL,
+    UNIQUE (experiment, south, north, seed, rules)
+)
+"""
+
+#: Seconds a claim on a game in progress lasts unless its run renews it.
+CLAIM_SECONDS = 600.0
+
+
+def _objects(*schemas: str) -> Set[Tuple[str, str, str, Optional[str]]]:
+    """The rows of ``sqlite_master`` that ``schemas`` create."""
+    db = sqlite3.connect(":memory:")
+    try:
+        for schema in schemas:
+            db.execute(schema)
+        return set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    finally:
+        db.close()
+
+
+# The exact schemas a store may have: as first written, and with the table of claims.
+_EXPECTED = (_objects(_SCHEMA), _objects(_SCHEMA, _CLAIMS))
+
 # Like INSERT OR IGNORE for an existing key, but a row breaking a CHECK constraint is an error, not skipped.
 _INSERT = (
     f"INSERT INTO games ({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))}) "
     "ON CONFLICT (experiment, south, north, seed, rules) DO NOTHING"
 )
+
+# Canonical rules texts are about 150 characters; anything much longer is not one.
+_MAX_RULES_TEXT = 1000
 
 #: Seeds are SQLite integers: signed 64-bit.
 _MAX_SEED = 2**63 - 1
@@ -168,10 +222,12 @@ def rules_from_text(text: str) -> Rules:
     Raises:
         ValueError: the text is not such a JSON object, or describes invalid rules.
     """
+    if isinstance(text, str) and len(text) > _MAX_RULES_TEXT:
+        raise ValueError(f"rules text is longer than {_MAX_RULES_TEXT} characters: {text[:60]!r}...")
     try:
         fields = json.loads(text)
-    except (TypeError, ValueError):
-        raise ValueError(f"rules text is not JSON: {text!r}") from None
+    except (TypeError, ValueError, RecursionError):  # RecursionError: deeply nested JSON
+        raise ValueError(f"rules text is not JSON: {text[:60]!r}") from None
     if not isinstance(fields, dict):
         raise ValueError(f"rules text must be a JSON object, got {text!r}")
     known = {field.name for field in dataclasses.fields(Rules)}
@@ -247,6 +303,26 @@ def _rollback(db: sqlite3.Connection) -> None:
             db.execute("ROLLBACK")
 
 
+def claimant() -> str:
+    """A name for a run that claims games: this machine, this process and a random tag."""
+    return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(4).hex()}"
+
+
+def _alive(owner: str) -> bool:
+    """Whether the run named ``owner`` may still be playing (it is, unless its process here is gone)."""
+    host, _, rest = owner.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return True  # another machine's run: trust its claim until it lapses
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError, OSError):
+        return True
+    return True
+
+
 def _check_experiment(experiment: str) -> str:
     if not isinstance(experiment, str) or not experiment.strip():
         raise StoreError(f"an experiment name must be a non-empty string, got {experiment!r}")
@@ -261,23 +337,30 @@ class Store:
 
     Args:
         path: the store's file.
-        create: create the file (and its directory) if it does not exist;
-            otherwise a missing file is an error.
+        create: open for writing, creating the file (and its directory) if
+            it does not exist; otherwise the store is opened read-only (it
+            may then be on a read-only disk or directory) and a missing file
+            is an error.
 
     Raises:
-        StoreError: the path is a directory, is not an SQLite database, is
-            a database that is not an awale store (or of a newer schema), or
-            does not exist and ``create`` is False.
+        StoreError: the path is a directory or not a regular file, is not an
+            SQLite database, is a database that is not an awale store (or of
+            a newer schema, or with any object this module did not create),
+            is damaged, does not exist and ``create`` is False, or cannot be
+            written and ``create`` is True.
 
     Use it as a context manager, or call :meth:`close`.
     """
 
     def __init__(self, path: Union[str, os.PathLike], create: bool = True) -> None:
         self.path = pathlib.Path(path)
+        self.writable = create
         self._connection: Optional[sqlite3.Connection] = None
         if self.path.is_dir():
             raise StoreError(f"{self.path} is a directory, not a store")
         exists = self.path.exists()
+        if exists and not self.path.is_file():
+            raise StoreError(f"{self.path} is not a regular file (a device, a pipe...), so not a store")
         if not exists and not create:
             raise StoreError(f"no store at {self.path}")
         if not exists:
@@ -285,54 +368,126 @@ class Store:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as error:
                 raise StoreError(f"cannot create a store at {self.path}: {error.strerror or error}") from None
-        mode = "rwc" if create else "rw"
         try:
-            connection = sqlite3.connect(
-                f"{self.path.absolute().as_uri()}?mode={mode}", uri=True, isolation_level=None, timeout=60.0
-            )
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot open the store {self.path}: {error}") from None
-        self._connection = connection
-        try:
+            self._connection = self._connect(create)
             self._setup(create)
         except sqlite3.DatabaseError as error:
             self.close()
-            message = str(error)
-            if "not a database" in message or "malformed" in message:
-                raise StoreError(f"{self.path} is not an awale store (not an SQLite database)") from None
-            raise StoreError(f"cannot use the store {self.path}: {message}") from None
-        except StoreError:
+            raise StoreError(self._explain(error, "open")) from None
+        except BaseException:
             self.close()
             raise
+
+    def _connect(self, create: bool) -> sqlite3.Connection:
+        """A connection: read-write, or read-only (immutable when not even the WAL's files can be made)."""
+        uri = self.path.absolute().as_uri()
+        if create:
+            return sqlite3.connect(f"{uri}?mode=rwc", uri=True, isolation_level=None, timeout=60.0)
+        connection = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, timeout=60.0)
+        try:
+            connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+            return connection
+        except sqlite3.OperationalError as error:
+            connection.close()
+            if "unable to open" not in str(error):
+                raise
+        # A store in WAL mode whose directory is read-only, with no -shm file to share: nothing can be
+        # writing it, so read it as immutable.
+        return sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, timeout=60.0)
+
+    def _explain(self, error: sqlite3.DatabaseError, doing: str) -> str:
+        """A one-line message for an SQLite error met while ``doing`` something with the store."""
+        message = str(error)
+        if "file is not a database" in message:
+            return f"{self.path} is not an awale store (not an SQLite database)"
+        if "malformed" in message or "corrupt" in message:
+            return f"the store {self.path} is damaged ({message}); restore it from a copy"
+        if "readonly" in message or "read-only" in message or (doing == "open" and "unable to open" in message):
+            return f"cannot write to the store {self.path}: it, or its directory, is read-only ({message})"
+        return f"cannot {doing} the store {self.path}: {message}"
 
     def _setup(self, create: bool) -> None:
         db = self._connection
         application_id = db.execute("PRAGMA application_id").fetchone()[0]
         version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if application_id == 0 and not tables and create:
+        objects = set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+        if application_id == 0 and version == 0 and not objects:
+            if not create:
+                raise StoreError(f"{self.path} is an empty database, not an awale store")
             db.execute("PRAGMA journal_mode = WAL")
             try:
                 db.execute("BEGIN IMMEDIATE")
                 # Another process may have created the store meanwhile.
                 if db.execute("PRAGMA application_id").fetchone()[0] == 0:
                     db.execute(_SCHEMA)
+                    db.execute(_CLAIMS)
                     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 db.execute("COMMIT")
             except BaseException:
                 _rollback(db)
                 raise
-        elif application_id != APPLICATION_ID or "games" not in tables:
+            objects = set(db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+        elif application_id != APPLICATION_ID or not any(row[:2] == ("table", "games") for row in objects):
             raise StoreError(f"{self.path} is an SQLite database but not an awale store (no awale games table)")
         elif version > SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path} was written by a newer version of awale (schema {version}; this one reads {SCHEMA_VERSION})"
             )
-        if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-            db.execute("PRAGMA journal_mode = WAL")
-        db.execute("PRAGMA synchronous = FULL")
-        db.execute("PRAGMA foreign_keys = ON")
+        self._check_schema(objects, version)
+        if create:
+            if objects == _EXPECTED[0]:  # a store written before the table of claims: add it, in place
+                try:
+                    db.execute("BEGIN IMMEDIATE")
+                    if "claims" not in {name for (name,) in db.execute("SELECT name FROM sqlite_master")}:
+                        db.execute(_CLAIMS)
+                    db.execute("COMMIT")
+                except BaseException:
+                    _rollback(db)
+                    raise
+            self._probe_writing()
+            if db.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA synchronous = FULL")
+        else:
+            db.execute("PRAGMA query_only = ON")
+
+    def _check_schema(self, objects: Set[Tuple[str, str, str, Optional[str]]], version: int) -> None:
+        """Refuse a store whose schema is not exactly one this module writes."""
+        if version == SCHEMA_VERSION and objects in _EXPECTED:
+            return
+        extra = sorted(objects - _EXPECTED[1], key=str)
+        missing = sorted(_EXPECTED[0] - objects, key=str)
+        if extra:
+            kind, name = extra[0][:2]
+            what = f"has a {kind} {name!r} that awale did not create"
+        elif missing:
+            kind, name = missing[0][:2]
+            what = f"lacks the {kind} {name!r}, or has it changed"
+        else:
+            what = f"has schema version {version}, not {SCHEMA_VERSION}"
+        raise StoreError(f"{self.path} is not an awale store as awale writes it: it {what}; refusing to use it")
+
+    def _probe_writing(self) -> None:
+        """Fail now, before any game is played, if the store cannot be written (a write rolled back)."""
+        db = self._connection
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute(
+                "INSERT INTO claims VALUES ('', '', '', 0, '', '', 0.0) "
+                "ON CONFLICT (experiment, south, north, seed, rules) DO NOTHING"
+            )
+        finally:
+            _rollback(db)
+
+    @contextlib.contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        """The connection, with SQLite's errors (a damaged page...) turned into a one-line StoreError."""
+        try:
+            yield self.connection
+        except sqlite3.DatabaseError as error:
+            raise StoreError(self._explain(error, "read")) from None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -379,7 +534,7 @@ class Store:
                 nothing of this call is then written.
         """
         _check_experiment(experiment)
-        db = self.connection
+        db = self._writing()
         created_at = _now()
         rows = (_row(experiment, record, created_at) for record in records)
         try:
@@ -391,48 +546,141 @@ class Store:
         except BaseException as error:  # KeyboardInterrupt included: never leave a transaction open
             _rollback(db)
             if isinstance(error, sqlite3.Error):
-                raise StoreError(f"cannot write to the store {self.path}: {error}") from None
+                raise StoreError(self._explain(error, "write to")) from None
             raise
         return written
+
+    # ------------------------------------------------------------------ games in progress
+
+    def claim(
+        self, experiment: str, keys: Sequence[StoredKey], owner: str, seconds: float = CLAIM_SECONDS
+    ) -> List[StoredKey]:
+        """Claim the games of ``keys`` that are neither stored nor claimed by another live run.
+
+        A claim lasts ``seconds`` unless renewed (:meth:`renew`); claims of
+        a process of this machine that no longer exists lapse at once.
+
+        Args:
+            experiment: the experiment's name.
+            keys: the games a run is about to play.
+            owner: the run, as :func:`claimant` names it.
+            seconds: how long the claims last.
+
+        Returns:
+            The keys claimed (in order); the others are stored or in progress elsewhere.
+
+        Raises:
+            StoreError: the store is read-only, or a database error.
+        """
+        _check_experiment(experiment)
+        db = self._writing()
+        now = time.time()
+        claimed = []
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("DELETE FROM claims WHERE expires < ?", (now,))
+            for key in keys:
+                where = (experiment, key.south, key.north, key.seed, key.rules)
+                if db.execute(
+                    "SELECT 1 FROM games WHERE experiment = ? AND south = ? AND north = ? AND seed = ? AND rules = ?",
+                    where,
+                ).fetchone():
+                    continue
+                row = db.execute(
+                    "SELECT owner FROM claims WHERE experiment = ? AND south = ? AND north = ? AND seed = ? "
+                    "AND rules = ?",
+                    where,
+                ).fetchone()
+                if row is not None and row[0] != owner and _alive(row[0]):
+                    continue
+                db.execute(
+                    "INSERT INTO claims VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (experiment, south, north, seed, "
+                    "rules) DO UPDATE SET owner = excluded.owner, expires = excluded.expires",
+                    (*where, owner, now + seconds),
+                )
+                claimed.append(key)
+            db.execute("COMMIT")
+        except BaseException as error:
+            _rollback(db)
+            if isinstance(error, sqlite3.Error):
+                raise StoreError(self._explain(error, "write to")) from None
+            raise
+        return claimed
+
+    def renew(self, owner: str, seconds: float = CLAIM_SECONDS) -> None:
+        """Extend every claim of ``owner`` to ``seconds`` from now."""
+        self._claims_change("UPDATE claims SET expires = ? WHERE owner = ?", (time.time() + seconds, owner))
+
+    def release(self, owner: str) -> None:
+        """Drop every claim of ``owner`` (its games are stored, or it stops)."""
+        self._claims_change("DELETE FROM claims WHERE owner = ?", (owner,))
+
+    def in_progress(self, experiment: str) -> int:
+        """The number of games of ``experiment`` claimed by live runs (0 on a store without claims)."""
+        with self._reading() as db:
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'claims'").fetchone():
+                return 0
+            owners = db.execute(
+                "SELECT owner, count(*) FROM claims WHERE experiment = ? AND expires >= ? GROUP BY owner",
+                (_check_experiment(experiment), time.time()),
+            ).fetchall()
+        return sum(count for owner, count in owners if _alive(owner))
+
+    def _claims_change(self, sql: str, args: Tuple[Any, ...]) -> None:
+        db = self._writing()
+        try:
+            db.execute(sql, args)
+        except sqlite3.Error as error:
+            raise StoreError(self._explain(error, "write to")) from None
+
+    def _writing(self) -> sqlite3.Connection:
+        if not self.writable:
+            raise StoreError(f"the store {self.path} was opened read-only")
+        return self.connection
 
     # ------------------------------------------------------------------ reading
 
     def keys(self, experiment: str) -> Set[StoredKey]:
         """The keys of the games stored under ``experiment``."""
-        rows = self.connection.execute(
-            "SELECT south, north, seed, rules FROM games WHERE experiment = ?", (_check_experiment(experiment),)
-        )
-        return {StoredKey(*row) for row in rows}
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT south, north, seed, rules FROM games WHERE experiment = ?", (_check_experiment(experiment),)
+            )
+            return {StoredKey(*row) for row in rows}
 
     def winners(self, experiment: str) -> Dict[StoredKey, Optional[int]]:
         """The winner (0, 1 or None for a draw) of each game stored under ``experiment``, by key."""
-        rows = self.connection.execute(
-            "SELECT south, north, seed, rules, winner FROM games WHERE experiment = ?", (_check_experiment(experiment),)
-        )
-        return {StoredKey(south, north, seed, rules): winner for south, north, seed, rules, winner in rows}
+        with self._reading() as db:
+            rows = db.execute(
+                "SELECT south, north, seed, rules, winner FROM games WHERE experiment = ?",
+                (_check_experiment(experiment),),
+            )
+            return {StoredKey(south, north, seed, rules): winner for south, north, seed, rules, winner in rows}
 
     def count(self, experiment: Optional[str] = None) -> int:
         """The number of games stored, under ``experiment`` or in all."""
-        if experiment is None:
-            return self.connection.execute("SELECT count(*) FROM games").fetchone()[0]
-        return self.connection.execute(
-            "SELECT count(*) FROM games WHERE experiment = ?", (_check_experiment(experiment),)
-        ).fetchone()[0]
+        with self._reading() as db:
+            if experiment is None:
+                return db.execute("SELECT count(*) FROM games").fetchone()[0]
+            return db.execute(
+                "SELECT count(*) FROM games WHERE experiment = ?", (_check_experiment(experiment),)
+            ).fetchone()[0]
 
     def experiments(self) -> Dict[str, int]:
         """The experiments in the store with their numbers of games, by name."""
-        rows = self.connection.execute("SELECT experiment, count(*) FROM games GROUP BY experiment ORDER BY experiment")
-        return dict(rows.fetchall())
+        with self._reading() as db:
+            rows = db.execute("SELECT experiment, count(*) FROM games GROUP BY experiment ORDER BY experiment")
+            return dict(rows.fetchall())
 
     def load(self, experiment: Optional[str] = None) -> "pandas.DataFrame":
         """The stored games as a DataFrame; see :func:`load`."""
         import pandas as pd
 
         where, args = ("", ()) if experiment is None else (" WHERE experiment = ?", (_check_experiment(experiment),))
-        cursor = self.connection.execute(
-            f"SELECT {', '.join(COLUMNS)} FROM games{where} ORDER BY experiment, south, north, rules, seed", args
-        )
-        rows: List[Tuple[Any, ...]] = cursor.fetchall()
+        with self._reading() as db:
+            rows: List[Tuple[Any, ...]] = db.execute(
+                f"SELECT {', '.join(COLUMNS)} FROM games{where} ORDER BY experiment, south, north, rules, seed", args
+            ).fetchall()
         columns = list(zip(*rows)) if rows else [()] * len(COLUMNS)
         data = dict(zip(COLUMNS, columns))
         frame = pd.DataFrame(

@@ -46,6 +46,7 @@ from typing import Dict, Iterable, Optional, Tuple
 
 import numpy as np
 
+from .._guard import stop_on_signal
 from .._jit import jit
 from ..game import Game
 from ..rules import DRAW, ONGOING, Rules, advance, as_rules
@@ -462,9 +463,10 @@ class AlphaBeta:
             ctl[_STATUS] = _RUNNING
             ctl[_BUDGET] = ctl[_NODES] + budget
             ctl[_HORIZON] = 0
-            value = _negamax(
-                game._state.copy(), moves, len(moves), 0, game._length, history, 0, depth, *window, ws
-            )
+            with stop_on_signal(ctl, _BUDGET, -1):  # Ctrl-C: the kernel stops as if out of nodes
+                value = _negamax(
+                    game._state.copy(), moves, len(moves), 0, game._length, history, 0, depth, *window, ws
+                )
             if ctl[_STATUS] != _OUT_OF_STACK:
                 return int(value), values, int(ctl[_STATUS]), bool(ctl[_HORIZON] == 0)
             if plies > MAX_DEPTH:
@@ -551,7 +553,7 @@ class AlphaBeta:
                 growth = min(max(last / previous if previous > 0 else 4.0, 1.0), 8.0)  # tiny times are noisy
                 if left <= last * growth:
                     break  # the next iteration would not finish
-                budget = max(1, int(rate * left))  # abandon it at the deadline
+                budget = max(1, min(int(rate * left), _UNLIMITED))  # abandon it at the deadline
             begun, nodes = _time.perf_counter(), int(self._ctl[_NODES])
             value, values, status, exact = self._run(game, iteration, True, budget)
             if status != _RUNNING:

@@ -33,13 +33,14 @@ from typing import List, Optional
 
 import numpy as np
 
+from .._guard import Chunks, available_memory
 from .._jit import jit
 from ..game import Game
 from ..rules import (
     _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
 )
 
-__all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes"]
+__all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes", "max_nodes", "check_tree_size", "MAX_VISITS"]
 
 # Results of a game, ordered, from the point of view of the player who moved into the node.  The
 # solver keeps a lower and an upper bound on the exact result of every node; it is proven when they meet.
@@ -56,6 +57,13 @@ _C, _TREE_POLICY, _HEAVY, _BIAS, _HISTORY, _CUTOFF, _RAVE, _SOLVER = range(8)
 _RANDOM_TREE, _UCB = 0, 1
 
 _MAX_RECORDED = 4096  # moves of one iteration remembered for RAVE and the history heuristic
+
+#: The most visits a node may count, and so the most iterations a tree may run (every iteration visits
+#: the root): visit counts and node indices are int32.
+MAX_VISITS = 2**31 - 1
+
+#: The share of the machine's available memory a tree may take.
+MEMORY_SHARE = 0.5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,6 +129,30 @@ def node_bytes(config: SearchConfig) -> int:
     """Bytes of tree per node under ``config`` (the arrays of :class:`SearchTree`)."""
     plain = 4 * 4 + 4 + 8 + 2  # links (4 x int32), flags (4 x int8), value (float64), gain (int16)
     return plain + (12 if config.rave > 0 else 0)  # AMAF visits (int32) and rewards (float64)
+
+
+def max_nodes(config: SearchConfig) -> int:
+    """The most nodes a tree under ``config`` may hold here.
+
+    Half of the machine's available memory (:data:`MEMORY_SHARE`) divided by
+    :func:`node_bytes`, and at most :data:`MAX_VISITS` (the limit of the
+    int32 indices and visit counts).
+    """
+    return max(2, min(MAX_VISITS, int(available_memory() * MEMORY_SHARE) // node_bytes(config)))
+
+
+def check_tree_size(nodes: int, config: SearchConfig) -> None:
+    """Refuse a tree of ``nodes`` nodes under ``config`` that would outgrow :func:`max_nodes`.
+
+    Raises:
+        ValueError: the tree is too large, with the limit in the message.
+    """
+    limit = max_nodes(config)
+    if nodes > limit:
+        raise ValueError(
+            f"a search of {nodes - 1:,} iterations needs {nodes * node_bytes(config) / 2**30:.1f} GiB of tree; "
+            f"the limit here is {limit - 1:,} iterations (half the available memory, at most 2**31 - 2)"
+        )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -521,6 +553,9 @@ class SearchTree:
         rng: the kernels' random state (:func:`awale.rules.seed_rng`); it is
             advanced in place, so one generator can serve a whole match.
         capacity: nodes to allocate; one iteration adds at most one node.
+
+    Raises:
+        ValueError: a finished game, or a capacity over :func:`max_nodes`.
     """
 
     def __init__(self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int = 1024) -> None:
@@ -532,7 +567,9 @@ class SearchTree:
         self._rng = rng
         n = game.rules.pits_per_side
         self.history = np.zeros((2, 2, n), dtype=np.float64)
-        self._allocate(max(int(capacity), 2))
+        capacity = max(int(capacity), 2)
+        check_tree_size(capacity, config)
+        self._allocate(capacity)
         root_mask = 0
         for action in game.legal_actions:
             root_mask |= 1 << action
@@ -563,43 +600,85 @@ class SearchTree:
         return sum(a.nbytes for a in arrays)
 
     def reserve(self, nodes: int) -> None:
-        """Make room for ``nodes`` more nodes, keeping the tree."""
+        """Make room for ``nodes`` more nodes, keeping the tree.
+
+        Raises:
+            ValueError: the tree would outgrow :func:`max_nodes`.
+        """
         needed = self.used + nodes
         if needed <= self.capacity:
             return
+        check_tree_size(needed, self.config)
         old = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
-        self._allocate(max(needed, 2 * self.capacity))
+        self._allocate(min(max(needed, 2 * self.capacity), max_nodes(self.config)))
         new = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
         for a, b in zip(old, new):
             if a.shape[0] > 1:
                 b[: self.used] = a[: self.used]
 
     def run(self, iterations: int) -> int:
-        """Run ``iterations`` iterations (fewer if the root gets proven); return how many ran."""
+        """Run ``iterations`` iterations (fewer if the root gets proven); return how many ran.
+
+        The kernel runs in chunks of a fraction of a second, so that a
+        Ctrl-C stops the search; the iterations, and so the tree, are the
+        same as in one call.
+
+        Raises:
+            ValueError: the tree would outgrow :func:`max_nodes`, or the
+                root would count more than :data:`MAX_VISITS` visits.
+        """
+        if self.root_visits + iterations > MAX_VISITS:
+            raise ValueError(
+                f"a tree counts at most {MAX_VISITS:,} visits; this one has {self.root_visits:,} and "
+                f"{iterations:,} more iterations were asked for"
+            )
         self.reserve(iterations)
+        return self._run(iterations)
+
+    def _run(self, iterations: int) -> int:
+        """Run up to ``iterations`` iterations in chunks, within the room reserved; return how many ran."""
         game = self.game
-        done, self.used = _iterate(
-            iterations, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
-            self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
-            self.history, self.used,
-        )
-        self.iterations += int(done)
-        return int(done)
+        chunks = Chunks(iterations)
+        total = 0
+        while chunks.remaining > 0:
+            size = chunks.next()
+            done, self.used = _iterate(
+                size, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
+                self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
+                self.history, self.used,
+            )
+            self.iterations += int(done)
+            total += int(done)
+            if done < size:  # the root is proven, or the tree is full
+                break
+            chunks.done(size)
+        return total
 
     def run_for(self, seconds: float) -> int:
-        """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran."""
+        """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran.
+
+        The tree grows as needed, up to :func:`max_nodes` nodes and
+        :data:`MAX_VISITS` visits: the search stops early when it is full.
+        """
         deadline = time.perf_counter() + seconds
         done, chunk = 0, 64
+        limit = max_nodes(self.config)
         while time.perf_counter() < deadline and not self.proven_root:
+            room = min(limit - self.used, MAX_VISITS - self.root_visits)
+            size = min(chunk, room)
+            if size <= 0:
+                break
             start = time.perf_counter()
-            ran = self.run(chunk)
+            self.reserve(size)
+            ran = self._run(size)
             done += ran
-            if ran < chunk:
+            if ran < size:
                 break
             elapsed = time.perf_counter() - start
             remaining = deadline - time.perf_counter()
-            # Aim each chunk at a quarter of the time left, so the deadline is not overrun by much.
-            chunk = max(16, int(chunk / max(elapsed, 1e-6) * remaining / 4))
+            # Aim each chunk at a quarter of the time left (at most a second's worth), so the deadline
+            # is not overrun by much and the tree grows no faster than it fills.
+            chunk = max(16, int(chunk / max(elapsed, 1e-6) * min(remaining / 4, 1.0)))
         return done
 
     @property

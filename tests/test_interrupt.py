@@ -1,0 +1,92 @@
+"""Ctrl-C stops every long computation, and the command line, with one line and exit status 130.
+
+Each test starts a process doing something that would last minutes or hours,
+sends it SIGINT, and checks how it ended.  The generous time limits only
+catch a process that ignored the signal; nothing here measures speed.
+"""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+PYTHON = sys.executable
+# 130, or death by SIGINT (which a shell reports as 130): Python ends that way a process in which a
+# KeyboardInterrupt once left code it ran from a string (building a dataclass, say), even if handled later.
+_INTERRUPTED = (130, -signal.SIGINT)
+LIMIT = 120  # seconds: far more than any of these needs to stop, far less than any needs to finish
+
+_SCRIPT = """
+import sys, time
+from awale import Game, simulate
+from awale.agents import parse
+from awale.search.alphabeta import AlphaBeta
+work = {work!r}
+exec({warm!r})  # compile (or load) the kernels first: an interruption while compiling proves nothing
+print("ready", flush=True)
+started = time.perf_counter()
+try:
+    exec(work)
+except KeyboardInterrupt:
+    print(f"stopped after {{time.perf_counter() - started:.1f}} s", flush=True)
+    sys.exit(0)
+print("finished", flush=True)
+"""
+
+
+def _interrupt(command, delay, ready=None, **kwargs):
+    """Start ``command``, wait for ``ready`` on its stdout (if given) and ``delay`` seconds, send SIGINT."""
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    if ready is not None:
+        assert process.stdout.readline().strip() == ready
+    time.sleep(delay)
+    process.send_signal(signal.SIGINT)
+    try:
+        out, err = process.communicate(timeout=LIMIT)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.communicate()
+        pytest.fail(f"{command} ignored SIGINT for {LIMIT} s")
+    return process.returncode, out, err
+
+
+@pytest.mark.parametrize(
+    "work, warm",
+    [
+        ("parse('uct(time=3600)').act(Game())", "parse('uct(iterations=10)').act(Game())"),
+        ("parse('uct(iterations=20_000_000, rave=300)').act(Game())", "parse('uct(iterations=10, rave=1)').act(Game())"),
+        ("parse('mcts(iterations=20_000_000)').act(Game())", "parse('mcts(iterations=10)').act(Game())"),
+        ("parse('flat(iterations=1_000_000_000)').act(Game())", "parse('flat(iterations=10)').act(Game())"),
+        ("simulate(Game(), 1_000_000_000)", "simulate(Game(), 10)"),
+        # One αβ search each, with no return to Python between depths (iterative deepening has some).
+        ("AlphaBeta(Game().rules).action_values(Game(), depth=30)", "AlphaBeta(Game().rules).search(Game(), 2)"),
+        ("AlphaBeta(Game().rules).result(Game())", "AlphaBeta(Game().rules).search(Game(), 2)"),
+    ],
+)
+def test_long_searches_stop_on_sigint(work, warm):
+    status, out, err = _interrupt([PYTHON, "-c", _SCRIPT.format(work=work, warm=warm)], 1.5, ready="ready")
+    assert status == 0 and out.startswith("stopped after"), (out, err)
+
+
+@pytest.mark.parametrize("delay", [0.2, 0.6, 1.0, 3.0])
+def test_the_command_line_stops_with_one_line_at_any_moment(delay, tmp_path):
+    """From the imports at start-up to the search itself: exit 130 and one line, never a traceback."""
+    status, out, err = _interrupt(
+        [PYTHON, "-m", "awale", "match", "uct(time=3600)", "random"], delay, cwd=tmp_path
+    )
+    assert status in _INTERRUPTED, (out, err)
+    assert err.strip() == "python -m awale: interrupted" and "Traceback" not in err
+
+
+def test_a_ctrl_c_during_the_cluster_start_up_stops_the_run(tmp_path):
+    """Held while the local cluster starts (not lost), then the run stops and closes the cluster."""
+    store = tmp_path / "s.sqlite"
+    command = [PYTHON, "-m", "awale", "tournament", "uct(time=3600)", "random", "--games", "2",
+               "--workers", "1", "--store", str(store)]
+    status, out, err = _interrupt(command, 1.5, cwd=tmp_path)
+    assert status in _INTERRUPTED, (out, err)
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and lines[-1].startswith("python -m awale: interrupted"), err
