@@ -68,7 +68,7 @@ Marks on the board: • the pit sown last, × the pits it captured."""
 # ANSI styles: bold, the pit sown last, captured pits.
 _BOLD, _SOWN, _TAKEN, _RESET = "\033[1m", "\033[1;33m", "\033[1;31m", "\033[0m"
 _BOX = "┌┬┐├┼┤└┴┘─│•×"
-_ASCII = "++++++++++-|*x"
+_ASCII = "+" * 9 + "-|*x"
 
 
 # --------------------------------------------------------------------------- the board
