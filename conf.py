@@ -41,6 +41,7 @@ extensions = [
     "sphinxcontrib.rsvgconverter",  # SVG boards and plots become vector PDF for LaTeX (rsvg-convert)
     "algorithm",  # docs/_ext: numbered pseudocode
     "output_figure",  # docs/_ext: a cell's picture as a numbered figure
+    "game_viewer",  # docs/_ext: stored games replayed on a board in the browser
 ]
 
 language = "en"
