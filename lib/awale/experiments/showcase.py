@@ -11,8 +11,8 @@ The rules, in order:
 * **the final**: the same, for the two agents with the best scores over the experiment's stored games
   (:func:`awale.experiments.catalog.standings`);
 * **an ending** or **a grand slam**: the first game between two search agents, in the order of the
-  experiments named by the other rules and then of the catalogue, and within an experiment in the store's
-  order (south, north, rules, seed), that ended by repetition, or in which a move would have captured
+  experiments named by the other rules, then of the catalogue, then of the other experiments of the store by
+  name, and within an experiment in the store's order (south, north, rules, seed), that ended by repetition, or in which a move would have captured
   every seed of the opponent and, by the Abapa rules, captured none.
 
 >>> [pick.title for pick in SHOWCASE][:2]
@@ -88,9 +88,9 @@ SHOWCASE: Tuple[Pick, ...] = (
 )
 
 
-def _order(picks: Sequence[Pick]) -> List[str]:
+def _order(picks: Sequence[Pick], stored: Sequence[str]) -> List[str]:
     named = [pick.experiment for pick in picks if pick.experiment]
-    return list(dict.fromkeys(named + list(CATALOG)))
+    return list(dict.fromkeys(named + list(CATALOG) + sorted(stored)))
 
 
 def _shown(pick: Pick, row, plies: Optional[Sequence[Ply]] = None) -> ShownGame:
@@ -132,7 +132,7 @@ def pick_games(path: Union[str, os.PathLike], picks: Sequence[Pick] = SHOWCASE) 
             if table is not None and len(table) >= 2:
                 chosen.append(_shown(pick, _first_of(games, tuple(table.index[:2]))))
         elif pick.kind in ("repetition", "grand slam"):
-            found = _first_ending(by_experiment, _order(picks), pick)
+            found = _first_ending(by_experiment, _order(picks, list(by_experiment)), pick)
             if found is not None:
                 chosen.append(found)
         else:
