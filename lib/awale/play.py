@@ -37,6 +37,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "HUMAN",
     "GameFile",
+    "Session",
     "board_text",
     "estimate",
     "load_game",
@@ -324,6 +325,100 @@ class _Terminal:
         self.say(board_text(game, last, colour=self.colour, boxes=self.boxes))
 
 
+class Session:
+    """A game between a human and an agent, one move at a time, with hints and take-backs.
+
+    The terminal game and the Jupyter board (:mod:`awale.widget`) both play through a session.
+
+    Args:
+        agent: the opponent, an agent or a spec (see :func:`awale.agents.parse`).
+        side: the human's side, 0 (South, who moves first) or 1 (North).
+        rules: the rules (Abapa by default).
+        seed: replaces the agent's ``seed``, if it has one; its hints come from a copy with the same seed,
+            so asking for one never changes the agent's moves.
+
+    Raises:
+        ValueError: a bad spec, side or rules.
+    """
+
+    def __init__(self, agent: Union[str, Agent] = DEFAULT_AGENT, side: int = 0, rules: Optional[Rules] = None,
+                 seed: int = 0) -> None:
+        if side not in (0, 1) or isinstance(side, bool):
+            raise ValueError(f"side must be 0 (South) or 1 (North), got {side!r}")
+        self.side = side
+        self.rules = as_rules(rules)
+        opponent = parse(agent)
+        if any(p.name == "seed" for p in opponent.params):
+            opponent = opponent.replace(seed=seed)
+        self.agent = opponent
+        self._adviser = opponent.replace()
+        self.plies: List[Ply] = []
+
+    @property
+    def game(self) -> Game:
+        """The position now."""
+        return self.plies[-1].game if self.plies else Game(self.rules)
+
+    @property
+    def last(self) -> Optional[Ply]:
+        """The last ply played, if any."""
+        return self.plies[-1] if self.plies else None
+
+    @property
+    def players(self) -> Tuple[str, str]:
+        """South's and North's names: ``"human"`` or the agent's spec."""
+        names = [HUMAN, HUMAN]
+        names[1 - self.side] = self.agent.spec
+        return names[0], names[1]
+
+    @property
+    def human_to_move(self) -> bool:
+        return not self.game.game_finished and self.game.current_player == self.side
+
+    def play(self, action: int) -> Ply:
+        """Play the human's ``action``.
+
+        Raises:
+            ValueError: it is not the human's turn, or the action is illegal (``IllegalActionError``).
+        """
+        if not self.human_to_move:
+            raise ValueError("it is not your turn" if not self.game.game_finished else "the game is over")
+        ply = describe(self.game, action)
+        self.plies.append(ply)
+        return ply
+
+    def reply(self) -> Tuple[Ply, str]:
+        """Let the agent move; returns the ply and the agent's rating of it (see :func:`estimate`)."""
+        game = self.game
+        if game.game_finished or game.current_player == self.side:
+            raise ValueError("it is not the agent's turn")
+        action = self.agent.act(game)
+        rating = estimate(self.agent, game, action)
+        ply = describe(game, action)
+        self.plies.append(ply)
+        return ply, rating
+
+    def hint(self) -> Tuple[int, str]:
+        """What the agent would play in the human's place, and its rating of that move."""
+        if not self.human_to_move:
+            raise ValueError("a hint is for your turn")
+        game = self.game
+        action = self._adviser.act(game)
+        return action, estimate(self._adviser, game, action)
+
+    def undo(self) -> bool:
+        """Take back the human's last move and the reply to it; False if the human has not moved yet."""
+        mine = [i for i, ply in enumerate(self.plies) if ply.player == self.side]
+        if not mine:
+            return False
+        del self.plies[mine[-1]:]
+        return True
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the game so far to a game file (see :func:`save_game`)."""
+        save_game(path, *self.players, self.rules, [ply.action for ply in self.plies])
+
+
 def play_terminal(
     agent: Union[str, Agent] = DEFAULT_AGENT,
     side: int = 0,
@@ -334,13 +429,10 @@ def play_terminal(
     stdout: Optional[IO[str]] = None,
     colour: str = "auto",
 ) -> int:
-    """Play a game in a terminal: the human is ``side`` (0 South, who starts, or 1 North).
+    """Play a game in a terminal against an agent (see :class:`Session` for ``agent``, ``side``, ``rules``
+    and ``seed``).
 
     Args:
-        agent: the opponent, an agent or a spec (see :func:`awale.agents.parse`).
-        side: the human's side.
-        rules: the rules (Abapa by default).
-        seed: replaces the agent's ``seed``, if it has one (its hints use the same seed).
         save: write the game there when it ends or the player quits (see :func:`save_game`).
         stdin, stdout: the streams (the process's by default).
         colour: ``"auto"``, ``"always"`` or ``"never"`` (see :func:`use_colour`).
@@ -350,30 +442,16 @@ def play_terminal(
     """
     stdin = sys.stdin if stdin is None else stdin
     term = _Terminal(sys.stdout if stdout is None else stdout, colour)
-    if side not in (0, 1):
-        raise ValueError(f"side must be 0 (South) or 1 (North), got {side!r}")
-    rules = as_rules(rules)
-    opponent = parse(agent)
-    if any(p.name == "seed" for p in opponent.params):
-        opponent = opponent.replace(seed=seed)
-    adviser = opponent.replace()  # hints come from a copy, so asking for one never changes the game
-    n = rules.pits_per_side
-    names = [HUMAN, HUMAN]
-    names[1 - side] = opponent.spec
-    game = Game(rules)
-    plies: List[Ply] = []
-    term.say(f"You play {PLAYERS[side]} against {opponent.spec}; South moves first. Type help for the commands.")
-    term.board(game, None)
-    quit_early = False
-    while not game.game_finished:
-        if game.current_player != side:
-            term.say(f"{PLAYERS[1 - side]} ({opponent.spec}) is thinking...")
-            action = opponent.act(game)
-            ply = describe(game, action)
-            rating = estimate(opponent, game, action)
-            plies.append(ply)
-            game = ply.game
-            term.board(game, ply)
+    session = Session(agent, side, rules, seed)
+    spec = session.agent.spec
+    n = session.rules.pits_per_side
+    term.say(f"You play {PLAYERS[side]} against {spec}; South moves first. Type help for the commands.")
+    term.board(session.game, None)
+    while not session.game.game_finished:
+        if not session.human_to_move:
+            term.say(f"{PLAYERS[1 - side]} ({spec}) is thinking...")
+            ply, rating = session.reply()
+            term.board(ply.game, ply)
             if rating:
                 term.say(f"{PLAYERS[ply.player]} rated {ply.label}: {rating}.")
             continue
@@ -382,48 +460,38 @@ def play_terminal(
         line = stdin.readline()
         if not line:  # end of input: as quit
             term.say()
-            quit_early = True
             break
         command = line.strip().lower()
         if command in ("quit", "q", "exit"):
-            quit_early = True
             break
         if command in ("help", "h", "?"):
             letters = f"{pit_label(side * n, n)}-{pit_label(side * n + n - 1, n)}"
-            term.say(_HELP.format(letters=letters, n=n, agent=opponent.spec))
-            continue
-        if command == "hint":
-            action = adviser.act(game)
-            rating = estimate(adviser, game, action)
+            term.say(_HELP.format(letters=letters, n=n, agent=spec))
+        elif command == "hint":
+            action, rating = session.hint()
             term.say(f"hint: {pit_label(side * n + action, n)}" + (f", {rating}" if rating else ""))
-            continue
-        if command in ("undo", "u"):
-            mine = [i for i, ply in enumerate(plies) if ply.player == side]
-            if not mine:
+        elif command in ("undo", "u"):
+            replied = session.plies and session.plies[-1].player != side
+            if session.undo():
+                term.say("took back your last move" + (" and the reply to it" if replied else ""))
+                term.board(session.game, session.last)
+            else:
                 term.say("nothing to undo: you have not moved yet")
+        else:
+            try:
+                ply = session.play(parse_move(line, session.game))
+            except ValueError as error:
+                term.say(str(error))
                 continue
-            replied = mine[-1] < len(plies) - 1
-            plies = plies[: mine[-1]]
-            game = plies[-1].game if plies else Game(rules)
-            term.say("took back your last move" + (" and the reply to it" if replied else ""))
-            term.board(game, plies[-1] if plies else None)
-            continue
-        try:
-            action = parse_move(line, game)
-        except ValueError as error:
-            term.say(str(error))
-            continue
-        ply = describe(game, action)
-        plies.append(ply)
-        game = ply.game
-        term.board(game, ply)
+            term.board(ply.game, ply)
+    game = session.game
     if game.game_finished:
         verdict = "a draw" if game.winner is None else "you win" if game.winner == side else "you lose"
-        term.say(f"{_result_text(game, plies[-1].ending)} ({verdict})")
-    elif quit_early:
+        term.say(f"{_result_text(game, session.last.ending)} ({verdict})")
+    else:
         term.say(f"stopped after {game.plies} plies")
     if save is not None:
-        save_game(save, names[0], names[1], rules, [ply.action for ply in plies])
+        session.save(save)
         term.say(f"saved to {save}: replay it with python -m awale replay {save}")
     return 0
 
