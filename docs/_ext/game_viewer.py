@@ -67,11 +67,11 @@ def _viewer(game) -> str:
     buttons = "".join(
         f'<button type="button" data-action="{action}" title="{tip}">{text}</button>'
         for action, text, tip in (
-            ("start", "⏮", "the initial position"),
+            ("start", "« start", "the initial position"),
             ("back", "◀ back", "one ply back"),
             ("play", "▶ play", "play the game from here"),
             ("step", "step ▶", "one ply forward"),
-            ("end", "⏭", "the final position"),
+            ("end", "end »", "the final position"),
         )
     )
     return (
@@ -93,6 +93,7 @@ class GameViewer(SphinxDirective):
 
     def run(self) -> list[nodes.Node]:
         from awale.experiments.showcase import pick_games
+        from awale.record import margin_text
 
         relative = self.options.get("store", "data/experiments.sqlite")
         store = Path(self.env.app.confdir) / relative
@@ -107,8 +108,10 @@ class GameViewer(SphinxDirective):
         for index, game in enumerate(games, start=1):
             section = nodes.section(ids=[f"game-{index}"])
             section += nodes.title(text=game.pick.title)
+            final = game.plies[-1]
+            outcome = f"{margin_text(final.game)} ({final.ending})" if final.game.game_finished else "unfinished"
             players = (f"{game.south} (South) against {game.north} (North), seed {game.seed} of the experiment "
-                       f"{game.experiment}, {len(game.plies)} plies.")
+                       f"{game.experiment}: {outcome}, after {len(game.plies)} plies.")
             section += nodes.paragraph(text=f"{game.pick.about} {players}" if game.pick.about else players)
             section += nodes.raw("", _viewer(game), format="html")
             result.append(section)
