@@ -330,3 +330,10 @@ def test_a_bad_game_file_is_one_line(tmp_path):
 def test_the_default_opponent_is_a_timed_uct():
     agent = parse(DEFAULT_AGENT)
     assert agent.name == "uct" and agent.time is not None and agent.time <= 2
+
+
+@pytest.mark.parametrize("command", ["play", "replay"])
+def test_help(command):
+    result = awale(command, "--help")
+    assert result.returncode == 0 and result.stdout.startswith(f"usage: python -m awale {command}")
+    assert "--color" in result.stdout
