@@ -4,6 +4,7 @@ the real commands ``python -m awale play`` and ``replay`` driven by scripted inp
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -337,3 +338,18 @@ def test_help(command):
     result = awale(command, "--help")
     assert result.returncode == 0 and result.stdout.startswith(f"usage: python -m awale {command}")
     assert "--color" in result.stdout
+
+
+def test_ctrl_c_keeps_the_game(tmp_path):
+    path = tmp_path / "game.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "awale", "play", "uct(time=30.0)", "--side", "north", "--save", str(path)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    for line in process.stdout:  # wait until the agent thinks
+        if "is thinking" in line:
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert process.returncode == 130 and err.strip() == "python -m awale: interrupted"
+    assert "stopped after 0 plies" in out and load_game(path).moves == ()

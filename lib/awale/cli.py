@@ -227,7 +227,7 @@ def _add_play(commands: Any) -> None:
     game.add_argument("--rules", type=_rules, default=None, metavar="RULES",
                       help="abapa (default), simplified, or key=value pairs such as 'pits_per_side=4,feed=false'")
     game.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="the agent's seed (default 0)")
-    game.add_argument("--save", metavar="FILE", help="save the game to FILE when it ends (see: replay)")
+    game.add_argument("--save", metavar="FILE", help="save the game to FILE when it ends or you quit (see: replay)")
     _add_colour(game)
     game.set_defaults(handler=_play)
     again = commands.add_parser(

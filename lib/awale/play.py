@@ -439,14 +439,28 @@ def play_terminal(
 
     Returns:
         0: the game ended, or the player quit.
+
+    Raises:
+        KeyboardInterrupt: Ctrl-C, after the game was saved (if ``save`` is given).
     """
     stdin = sys.stdin if stdin is None else stdin
     term = _Terminal(sys.stdout if stdout is None else stdout, colour)
     session = Session(agent, side, rules, seed)
-    spec = session.agent.spec
-    n = session.rules.pits_per_side
-    term.say(f"You play {PLAYERS[side]} against {spec}; South moves first. Type help for the commands.")
+    term.say(f"You play {PLAYERS[side]} against {session.agent.spec}; South moves first. Type help for the commands.")
     term.board(session.game, None)
+    try:
+        _loop(session, stdin, term)
+    except KeyboardInterrupt:  # Ctrl-C: stop, keep the game if asked to, then report the interruption
+        term.say()
+        _finish(session, term, save)
+        raise
+    _finish(session, term, save)
+    return 0
+
+
+def _loop(session: Session, stdin: IO[str], term: _Terminal) -> None:
+    """Moves and commands until the game ends or the player stops."""
+    side, spec, n = session.side, session.agent.spec, session.rules.pits_per_side
     while not session.game.game_finished:
         if not session.human_to_move:
             term.say(f"{PLAYERS[1 - side]} ({spec}) is thinking...")
@@ -484,16 +498,19 @@ def play_terminal(
                 term.say(str(error))
                 continue
             term.board(ply.game, ply)
+
+
+def _finish(session: Session, term: _Terminal, save: Optional[Union[str, os.PathLike]]) -> None:
+    """The result (or where the game stopped), and the game file."""
     game = session.game
     if game.game_finished:
-        verdict = "a draw" if game.winner is None else "you win" if game.winner == side else "you lose"
+        verdict = "a draw" if game.winner is None else "you win" if game.winner == session.side else "you lose"
         term.say(f"{_result_text(game, session.last.ending)} ({verdict})")
     else:
         term.say(f"stopped after {game.plies} plies")
     if save is not None:
         session.save(save)
         term.say(f"saved to {save}: replay it with python -m awale replay {save}")
-    return 0
 
 
 def replay_terminal(path: Union[str, os.PathLike], stdout: Optional[IO[str]] = None, colour: str = "auto") -> int:
