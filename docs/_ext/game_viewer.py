@@ -33,11 +33,12 @@ class game_viewer_games(nodes.General, nodes.Element):
 def _data(game) -> str:
     """The positions and plies of a game as JSON for the script (safe inside a <script> element)."""
     from awale import Game
+    from awale.experiments import rules_from_text
 
-    start = Game(game.plies[0].game.rules) if game.plies else None
-    positions = [start] + [ply.game for ply in game.plies] if start else []
+    rules = rules_from_text(game.rules_text)
+    positions = [Game(rules)] + [ply.game for ply in game.plies]
     data = {
-        "pits": positions[0].rules.pits_per_side if positions else 6,
+        "pits": rules.pits_per_side,
         "positions": [[*g.pits, *g.captures, g.current_player, int(g.game_finished)] for g in positions],
         "plies": [
             {"player": p.player, "pit": p.pit, "label": p.label, "took": p.captured,
