@@ -373,6 +373,7 @@ class Session:
 
     @property
     def human_to_move(self) -> bool:
+        """Whether the game goes on and it is the human's turn."""
         return not self.game.game_finished and self.game.current_player == self.side
 
     def play(self, action: int) -> Ply:
