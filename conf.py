@@ -84,6 +84,7 @@ extensions = [
     "algorithm",  # docs/_ext: numbered pseudocode
     "output_figure",  # docs/_ext: a cell's picture as a numbered figure
     "edition",  # docs/_ext: version, revision and date on the title page
+    "game_viewer",  # docs/_ext: stored games replayed on a board in the browser
 ]
 
 language = "en"

@@ -1,4 +1,4 @@
-"""The command line: ``python -m awale tournament | experiment | match``.
+"""The command line: ``python -m awale tournament | experiment | match | play | replay``.
 
 ::
 
@@ -9,6 +9,8 @@
     python -m awale experiment status NAME [--games N] [--store PATH]
     python -m awale experiment verify [NAME] [--sample N | --replay-all] [--seed S] [--store PATH]
     python -m awale match SPEC SPEC [--seed S] [--show]
+    python -m awale play [SPEC] [--side south|north] [--rules RULES] [--seed S] [--save FILE] [--color WHEN]
+    python -m awale replay FILE [--color WHEN]
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
@@ -209,7 +211,51 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="the match seed (default 0)")
     match.add_argument("--show", action="store_true", help="print every position as a board")
     match.set_defaults(handler=_match)
+    _add_play(commands)
     return parser
+
+
+def _add_play(commands: Any) -> None:
+    """The subcommands ``play`` and ``replay`` (awale.play)."""
+    from .play import DEFAULT_AGENT
+
+    game = commands.add_parser(
+        "play",
+        help="play a game against an agent in the terminal",
+        description="Play against an agent: enter moves as pit letters or numbers; hint, undo, help and quit "
+        "are also understood. The board shows the pit sown last (•) and the pits it captured (×).",
+    )
+    game.add_argument("agent", nargs="?", type=_spec, default=DEFAULT_AGENT, metavar="SPEC",
+                      help=f"the opponent (default {DEFAULT_AGENT})")
+    game.add_argument("--side", choices=("south", "north"), default="south", help="your side; South moves first (default south)")
+    game.add_argument("--rules", type=_rules, default=None, metavar="RULES",
+                      help="abapa (default), simplified, or key=value pairs such as 'pits_per_side=4,feed=false'")
+    game.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="the agent's seed (default 0)")
+    game.add_argument("--save", metavar="FILE", help="save the game to FILE when it ends or you quit (see: replay)")
+    _add_colour(game)
+    game.set_defaults(handler=_play)
+    again = commands.add_parser(
+        "replay",
+        help="show a saved game ply by ply",
+        description="Print every position of a game saved by play --save.",
+    )
+    again.add_argument("file", metavar="FILE", help="a game file written by play --save")
+    _add_colour(again)
+    again.set_defaults(handler=_replay)
+
+
+def _add_colour(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the board: auto (a terminal, unless NO_COLOR is set), always or never")
+
+
+def _rules(text: str) -> Any:
+    from .play import parse_rules
+
+    try:
+        return parse_rules(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 # --------------------------------------------------------------------------- commands
@@ -368,6 +414,19 @@ def _match(args: argparse.Namespace) -> int:
     outcome = "draw" if record.winner is None else f"{('South', 'North')[record.winner]} wins"
     print(f"\n{outcome} {record.score[0]}-{record.score[1]} after {record.plies} plies")
     return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+    from .play import play_terminal
+
+    return play_terminal(args.agent, side=("south", "north").index(args.side), rules=args.rules, seed=args.seed,
+                         save=args.save, colour=args.color)
+
+
+def _replay(args: argparse.Namespace) -> int:
+    from .play import replay_terminal
+
+    return replay_terminal(args.file, colour=args.color)
 
 
 # --------------------------------------------------------------------------- output
