@@ -63,6 +63,7 @@ __all__ = [
     "memory_needed",
     "Comparison",
     "compare",
+    "sample",
     "captures_check",
 ]
 
@@ -495,3 +496,201 @@ def build(
     database._values = values
     database.checksum = hashlib.sha256(values.tobytes()).hexdigest()
     return database
+
+
+# --------------------------------------------------------------------------- comparison with the exact search
+
+
+@jit(inline=False)
+def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, alpha, beta, own_side, budget):
+    """The value of ``board`` by a search that remembers the positions since the last capture.
+
+    The position is ``path[ply]``; ``path[base..ply]`` are the positions of
+    the line since the last capture (ranks in the layer; the player to move
+    alternates, so a repetition is the same rank an even number of plies
+    back).  A repetition ends the game: the seeds on the board are split
+    equally (``own_side`` false: the database's game) or each side takes
+    those on its side (the Abapa rules).  With ``own_side`` false a capture
+    leads to the database's value of the position reached; with it true the
+    search goes on there, so the whole continued game is searched under the
+    Abapa rules.  ``budget[0]`` counts down the positions allowed;
+    ``budget[1]`` is set when they ran out (the value is then meaningless).
+    """
+    n = params[0]
+    size = 2 * n
+    budget[0] -= 1
+    if budget[0] < 0 or ply + 1 >= path.shape[0]:
+        budget[1] = 1
+        return 0
+    state = np.zeros(size + 5, dtype=np.int64)
+    state[size + 4] = ONGOING
+    for i in range(size):
+        state[i] = board[i]
+    out = np.empty(n, dtype=np.int64)
+    count = legal_actions(state, params, out)
+    if count == 0:
+        return _ending(board, n, params[5])
+    child = np.empty(size, dtype=np.int64)
+    best = -(1 << 20)
+    for step in range(2 * count):  # the captures first: they cost nothing and cut the search
+        taken = _turned(board, out[step % count], n, params[3], child)
+        if (taken > 0) != (step < count):
+            continue
+        rank = _rank(child, size, binom)
+        if taken > 0:
+            if own_side:
+                path[ply + 1] = rank
+                value = taken - _path_value(
+                    child, seeds - taken, params, binom, offsets, values, path, ply + 1, ply + 1,
+                    taken - beta, taken - alpha, own_side, budget,
+                )
+            else:
+                value = taken - values[offsets[seeds - taken] + rank]
+        else:
+            repeated = False
+            k = ply - 1
+            while k >= base:
+                if path[k] == rank:
+                    repeated = True
+                    break
+                k -= 2
+            if repeated:
+                value = -_ending(child, n, params[5]) if own_side else 0
+            else:
+                path[ply + 1] = rank
+                value = -_path_value(
+                    child, seeds, params, binom, offsets, values, path, base, ply + 1, -beta, -alpha, own_side, budget
+                )
+        if budget[1]:
+            return 0
+        if value > best:
+            best = value
+            if best > alpha:
+                alpha = best
+                if alpha >= beta:
+                    break
+    return best
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """One position of the database compared with the exact history-aware searches.
+
+    Attributes:
+        index: the position's index; ``board`` its board, the mover's pits first.
+        value: the database's value.
+        results: ``(lead, predicted, found)`` triples: with the mover ahead
+            by ``lead`` seeds already captured, the database predicts the
+            result ``sign(lead + value)`` (1, 0, -1 for the player to move)
+            and :meth:`awale.search.alphabeta.AlphaBeta.result` finds
+            ``found`` under the Abapa rules (None beyond its budget).  The
+            leads are ``-value`` (a predicted draw) when the value has the
+            parity of the seeds on the board, else ``-value - 1`` and
+            ``-value + 1`` (a value of the other parity comes from seeds
+            split equally at a repetition): these pin the exact value down.
+        replayed: for a disagreement, the value found again by a search
+            that remembers the line since the last capture and ends a
+            repetition with the seeds split equally (the database's game,
+            searched move by move instead of by the fixed point); None
+            beyond the budget.
+    """
+
+    index: int
+    board: Tuple[int, ...]
+    value: int
+    results: Tuple[Tuple[int, int, Optional[int]], ...]
+    replayed: Optional[int] = None
+
+    @property
+    def status(self) -> str:
+        """``"agree"``, ``"explained"`` (by the repetition rule), ``"unexplained"`` or ``"undecided"``.
+
+        A disagreement is explained when the search of the database's game
+        that remembers the line finds the database's value: the database
+        then holds the value of the game it states, and that game differs
+        from the Abapa rules' only in how a repetition is scored (the end at
+        more than half of the seeds changes no result: see
+        :func:`captures_check`).  Undecided: a search ran out of its budget.
+        """
+        if all(found == predicted for _, predicted, found in self.results):
+            return "agree"
+        if any(found is None for *_, found in self.results) or self.replayed is None:
+            return "undecided"
+        return "explained" if self.replayed == self.value else "unexplained"
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int) -> Optional[int]:
+    n = database.rules.pits_per_side
+    board = np.asarray(board, dtype=np.int64)
+    seeds = int(board.sum())
+    path = np.zeros(4096, dtype=np.int64)
+    path[0] = _rank(board, 2 * n, database._binom)
+    left = np.array([budget, 0], dtype=np.int64)
+    values = np.asarray(database.values)
+    value = _path_value(
+        board, seeds, np.array(database.rules.params), database._binom, database._offsets, values,
+        path, 0, 0, -(1 << 20), 1 << 20, own_side, left,
+    )
+    return None if left[1] else int(value)
+
+
+def compare(database: EndgameDatabase, index: int, searcher=None, nodes: int = 1_000_000) -> Comparison:
+    """Compare the value of the position ``index`` with the exact history-aware searches.
+
+    Args:
+        database: the database.
+        index: a position with seeds on the board and a legal move.
+        searcher: an :class:`awale.search.alphabeta.AlphaBeta` for the
+            database's rules (a fresh one by default; pass one to reuse it).
+        nodes: positions each search may visit before giving up.
+
+    Raises:
+        ValueError: the position has no legal move, or a bad index.
+    """
+    from .search.alphabeta import AlphaBeta  # the search sits above this module: import it when used
+
+    board = database.board(index)
+    rules = database.rules
+    value = int(database.values[index])
+    rest = rules.total_seeds - sum(board)
+    searcher = AlphaBeta(rules) if searcher is None else searcher
+    results = []
+    for lead in (-value,) if (value - rest) % 2 == 0 else (-value - 1, -value + 1):
+        if abs(lead) > rest:
+            continue  # no such split of the captured seeds
+        game = Game.from_position(board, ((rest + lead) // 2, (rest - lead) // 2), 0, rules)
+        searcher.clear()
+        results.append((lead, _sign(lead + value), searcher.result(game, nodes)))
+    comparison = Comparison(index, board, value, tuple(results))
+    if comparison.status != "agree":
+        comparison = dataclasses.replace(comparison, replayed=_search_value(database, board, False, 5 * nodes))
+    return comparison
+
+
+def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Optional[int] = None) -> List[int]:
+    """``count`` distinct random indices of live positions (seeds on the board and a legal move).
+
+    ``max_seeds`` (default: the database's) bounds the seeds on the board.
+    """
+    top = database.seeds if max_seeds is None else min(max_seeds, database.seeds)
+    if top < 1:
+        raise ValueError("the database has no position with seeds on the board to sample")
+    rng = np.random.default_rng(seed)
+    low, high = int(database._offsets[1]), int(database._offsets[top + 1])
+    count = min(count, high - low)
+    chosen: Dict[int, None] = {}
+    params = np.array(database.rules.params)
+    n = database.rules.pits_per_side
+    state = np.zeros(2 * n + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    while len(chosen) < count:
+        index = int(rng.integers(low, high))
+        state[: 2 * n] = database.board(index)
+        state[2 * n + 4] = ONGOING
+        if index not in chosen and legal_actions(state, params, out) > 0:
+            chosen[index] = None
+    return list(chosen)
