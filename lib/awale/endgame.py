@@ -694,3 +694,124 @@ def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Opti
         if index not in chosen and legal_actions(state, params, out) > 0:
             chosen[index] = None
     return list(chosen)
+
+
+# --------------------------------------------------------------------------- the captures question
+
+
+@jit
+def _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width):
+    """Win, draw or loss (1, 0, -1) for the mover of the move ``j`` of position ``p``, under the Abapa end.
+
+    The mover has captured ``mine`` seeds and the opponent ``theirs``; a
+    capture that takes the mover past half of the seeds wins at once.
+    """
+    taken = caps[p, j]
+    after = mine + taken
+    if after > half:
+        return 1
+    if after == half and theirs == half:
+        return 0
+    layer = seeds - taken
+    return -flat[base[layer] + moves[p, j] * width[layer] + theirs - lower[layer]]
+
+
+@jit(inline=False)
+def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, width, collect):
+    """One pass of the win/draw/loss recurrence over a layer, for every split of the captured seeds."""
+    half = total // 2
+    size = 2 * moves.shape[1]
+    board = np.empty(size, dtype=np.int64)
+    changed = 0
+    for p in range(counts.shape[0]):
+        ending = 0
+        if counts[p] == 0:
+            _unrank(p, seeds, size, binom, board)
+            ending = _ending(board, size // 2, collect)
+        for column in range(width[seeds]):
+            mine = lower[seeds] + column
+            theirs = total - seeds - mine
+            if counts[p] == 0:
+                lead = mine - theirs + ending
+                best = (lead > 0) - (lead < 0)
+            else:
+                best = -2
+                for j in range(counts[p]):
+                    result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    if result > best:
+                        best = result
+            at = base[seeds] + p * width[seeds] + column
+            if flat[at] != best:
+                flat[at] = best
+                changed += 1
+    return changed
+
+
+@jit(inline=False)
+def _captures_errors(seeds, total, offsets, values, moves, caps, counts, flat, base, lower, width, errors):
+    """Count, over a layer and every split, results that break the two claims of :func:`captures_check`."""
+    half = total // 2
+    for p in range(counts.shape[0]):
+        value = values[offsets[seeds] + p]
+        best = -(1 << 20)
+        for j in range(counts[p]):
+            taken = caps[p, j]
+            move = taken - values[offsets[seeds - taken] + moves[p, j]]
+            if move > best:
+                best = move
+        for column in range(width[seeds]):
+            mine = lower[seeds] + column
+            theirs = total - seeds - mine
+            result = flat[base[seeds] + p * width[seeds] + column]
+            lead = mine - theirs + value
+            errors[0] += result != (lead > 0) - (lead < 0)
+            for j in range(counts[p]):
+                taken = caps[p, j]
+                if taken - values[offsets[seeds - taken] + moves[p, j]] == best:
+                    move_result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    errors[1] += move_result != result
+            errors[2] += 1
+
+
+def captures_check(database: EndgameDatabase, seeds: Optional[int] = None, progress: Optional[Progress] = None) -> Dict[str, int]:
+    """Check, on every position and every split of the captured seeds, that captures already made change no best move.
+
+    A second retrograde analysis solves the win/draw/loss game of the Abapa
+    rules, where the game stops as soon as a player has more than half of the
+    seeds, for every position with at most ``seeds`` seeds on the board
+    (default: all of the database) and every split of the seeds already
+    captured that leaves the game live; play that never captures again is
+    scored as in the database (the seeds on the board split equally).  Two
+    claims are then counted false where they fail:
+
+    * ``value``: the result is the sign of the captured lead plus the
+      database's value;
+    * ``best``: every move with the best database value has the best result.
+
+    Returns:
+        ``{"value": errors, "best": errors, "cases": positions x splits checked}``.
+    """
+    top = database.seeds if seeds is None else _check_seeds(seeds, database.rules)
+    top = min(top, database.seeds)
+    rules = database.rules
+    total, half, n = rules.total_seeds, rules.total_seeds // 2, rules.pits_per_side
+    lower = np.array([max(0, half - s) for s in range(top + 1)], dtype=np.int64)
+    width = np.array([min(half, total - s) - lower[s] + 1 if s else 0 for s in range(top + 1)], dtype=np.int64)
+    sizes = [_layer_size(n, s) * int(width[s]) for s in range(top + 1)]
+    base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    flat = np.zeros(int(base[-1]), dtype=np.int8)
+    values = np.array(database.values)
+    errors = np.zeros(3, dtype=np.int64)
+    small = dataclasses.replace(database)  # the same rules, cut at ``top`` seeds
+    small.seeds = top
+    for layer, moves, caps, counts in small._layers(progress, "checking the captures question"):
+        if layer == 0:
+            continue  # no live position: a capture that empties the board ends the game
+        columns = flat[base[layer] : base[layer + 1]].reshape(-1, int(width[layer]))
+        mine = lower[layer] + np.arange(width[layer])
+        lead = 2 * mine - (total - layer)
+        columns[:] = np.sign(lead)  # endless play: the seeds on the board split equally
+        while _outcome_sweep(layer, total, database._binom, moves, caps, counts, flat, base, lower, width, rules.collect_remaining):
+            pass
+        _captures_errors(layer, total, database._offsets, values, moves, caps, counts, flat, base, lower, width, errors)
+    return {"value": int(errors[0]), "best": int(errors[1]), "cases": int(errors[2])}
