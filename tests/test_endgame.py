@@ -206,3 +206,22 @@ def test_the_command_line_as_a_program(tmp_path):
         capture_output=True, text=True, timeout=120,
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr and "--seeds must be an integer" in done.stderr
+
+
+def test_agents_play_the_database_move_where_it_covers_the_game(small, tmp_path):
+    from awale.agents import parse
+
+    path = str(tmp_path / "small.db")
+    small.save(path)
+    game = Game.from_position((0, 2, 1, 1, 0, 0), (4, 4), 1, SMALL)
+    for spec in (f"minimax(depth=1, endgame='{path}')", f"uct(iterations=10, seed=1, endgame='{path}')",
+                 f"mcts(iterations=10, endgame='{path}')"):
+        agent = parse(spec)
+        assert str(parse(str(agent))) == str(agent) and "endgame" in str(agent)
+        assert agent.act(game) == min(small.best_actions(game))
+    assert "endgame" not in str(parse("uct(iterations=10)"))
+    opening = Game(rules=SMALL)  # 12 seeds: beyond the database, the search plays
+    assert parse(f"minimax(depth=2, endgame='{path}')").act(opening) == parse("minimax(depth=2)").act(opening)
+    with pytest.raises(ValueError, match="not an awale endgame database"):
+        (tmp_path / "bad.db").write_text("x")
+        parse(f"minimax(depth=1, endgame='{tmp_path / 'bad.db'}')").act(game)

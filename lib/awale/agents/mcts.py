@@ -16,6 +16,7 @@ from ..game import Game
 from ..rules import random_playouts, seed_rng
 from ..search.mcts import ChildStats, SearchConfig, SearchTree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
+from .endgame import endgame_action, endgame_param
 
 __all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
 
@@ -108,6 +109,9 @@ class _TreeSearcher(_Searcher):
     def act(self, game: Game) -> int:
         if len(game.legal_actions) == 1:  # a forced move needs no search
             return game.legal_actions[0]
+        exact = endgame_action(self.endgame, game)
+        if exact is not None:
+            return exact
         return self.search(game).best_action(by=self.final)
 
     def statistics(self) -> List[ChildStats]:
@@ -128,7 +132,7 @@ class MCTS(_TreeSearcher):
     """
 
     name = "mcts"
-    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param())
+    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param(), endgame_param())
     final = "mean"
 
     def config(self) -> SearchConfig:
@@ -163,6 +167,7 @@ class UCT(_TreeSearcher):
         Param("solver", bool, False, doc="MCTS-Solver with score bounds: prove wins, losses and draws"),
         _REUSE,
         seed_param(),
+        endgame_param(),
     )
 
     def config(self) -> SearchConfig:
