@@ -225,3 +225,21 @@ def test_agents_play_the_database_move_where_it_covers_the_game(small, tmp_path)
     with pytest.raises(ValueError, match="not an awale endgame database"):
         (tmp_path / "bad.db").write_text("x")
         parse(f"minimax(depth=1, endgame='{tmp_path / 'bad.db'}')").act(game)
+
+
+def test_an_interrupted_build_exits_130_and_writes_nothing(tmp_path):
+    import signal
+    import time
+
+    out = tmp_path / "big.db"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "awale", "endgame", "build", "--seeds", "18", "--out", str(out)],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.time() + 120
+    while "layer 3" not in (line := process.stderr.readline()) and time.time() < deadline:
+        assert line, "the build ended before it could be interrupted"
+    process.send_signal(signal.SIGINT)
+    _, err = process.communicate(timeout=120)
+    assert process.returncode == 130 and "interrupted" in err and "Traceback" not in err
+    assert not out.exists()
