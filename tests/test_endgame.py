@@ -122,9 +122,9 @@ def test_comparisons_with_the_exact_search(small):
 
 
 def test_a_repetition_explains_a_disagreement():
-    # South can only shuttle one seed; North too: the Abapa rules end it at the first repetition.
     database = eg.build(SMALL, 6)
-    statuses = {eg.compare(database, i).status for i in eg.sample(database, 60, seed=1, max_seeds=4)}
+    searcher = AlphaBeta(SMALL)
+    statuses = {eg.compare(database, i, searcher).status for i in eg.sample(database, 60, seed=1, max_seeds=4)}
     assert "explained" in statuses and "unexplained" not in statuses
 
 

@@ -638,26 +638,24 @@ def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int)
     return None if left[1] else int(value)
 
 
-def compare(database: EndgameDatabase, index: int, searcher=None, nodes: int = 1_000_000) -> Comparison:
+def compare(database: EndgameDatabase, index: int, searcher, nodes: int = 1_000_000) -> Comparison:
     """Compare the value of the position ``index`` with the exact history-aware searches.
 
     Args:
         database: the database.
         index: a position with seeds on the board and a legal move.
         searcher: an :class:`awale.search.alphabeta.AlphaBeta` for the
-            database's rules (a fresh one by default; pass one to reuse it).
+            database's rules (the search sits above this module, which
+            therefore takes it as an argument rather than importing it).
         nodes: positions each search may visit before giving up.
 
     Raises:
         ValueError: the position has no legal move, or a bad index.
     """
-    from .search.alphabeta import AlphaBeta  # the search sits above this module: import it when used
-
     board = database.board(index)
     rules = database.rules
     value = int(database.values[index])
     rest = rules.total_seeds - sum(board)
-    searcher = AlphaBeta(rules) if searcher is None else searcher
     results = []
     for lead in (-value,) if (value - rest) % 2 == 0 else (-value - 1, -value + 1):
         if abs(lead) > rest:
