@@ -235,6 +235,8 @@ def test_an_interrupted_build_exits_130_and_writes_nothing(tmp_path):
     process = subprocess.Popen(
         [sys.executable, "-m", "awale", "endgame", "build", "--seeds", "18", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # A shell that runs the tests in the background ignores SIGINT, and its children inherit that.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     deadline = time.time() + 120
     while "layer 3" not in (line := process.stderr.readline()) and time.time() < deadline:
