@@ -44,7 +44,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=15)
     parser.add_argument("--db", default=None)
-    parser.add_argument("--captures", type=int, default=12)
+    parser.add_argument("--captures", type=int, default=15)
     args = parser.parse_args()
     sweeps = collections.Counter()
 
