@@ -1,4 +1,4 @@
-"""The command line: ``python -m awale tournament | experiment | match | play | replay``.
+"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame``.
 
 ::
 
@@ -11,6 +11,8 @@
     python -m awale match SPEC SPEC [--seed S] [--show]
     python -m awale play [SPEC] [--side south|north] [--rules RULES] [--seed S] [--save FILE] [--color WHEN]
     python -m awale replay FILE [--color WHEN]
+    python -m awale endgame build --seeds S --out PATH [--pits N] [--seeds-per-pit K] [--memory MIB]
+    python -m awale endgame check PATH [--sample N] [--max-seeds M] [--nodes B] [--seed X] [--captures C]
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
@@ -212,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--show", action="store_true", help="print every position as a board")
     match.set_defaults(handler=_match)
     _add_play(commands)
+    _add_endgame(commands)
     return parser
 
 
@@ -450,6 +453,130 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
 
 def _is_number(text: str) -> bool:
     return text.replace(".", "", 1).replace("/", "", 1).isdigit() or text == ""
+
+
+# --------------------------------------------------------------------------- endgame databases
+
+
+def _add_endgame(commands: Any) -> None:
+    """The ``endgame build | check`` commands (awale.endgame)."""
+    endgame = commands.add_parser(
+        "endgame",
+        help="build or check an endgame database (retrograde analysis)",
+        description="Exact values of every position with few seeds on the board (awale.endgame).",
+    )
+    actions = endgame.add_subparsers(dest="action", metavar="ACTION", required=True)
+    building = actions.add_parser(
+        "build",
+        help="solve every position with at most S seeds on the board",
+        description="Solve every position with at most S seeds on the board by retrograde analysis and write "
+        "the values to PATH (one byte per position, with a header). Abapa rules; 15 seeds take about half "
+        "a minute and 600 MB.",
+    )
+    building.add_argument("--seeds", type=_integer(0, "--seeds"), required=True, metavar="S", help="most seeds on the board")
+    building.add_argument("--out", required=True, metavar="PATH", help="the database file to write")
+    building.add_argument("--pits", type=_integer(2, "--pits"), default=6, metavar="N", help="pits per side (default 6)")
+    building.add_argument(
+        "--seeds-per-pit", type=_integer(1, "--seeds-per-pit"), default=4, metavar="K", help="seeds per pit at the start (default 4)"
+    )
+    building.add_argument(
+        "--memory", type=_integer(1, "--memory"), default=4096, metavar="MIB", help="refuse a build needing more (default 4096)"
+    )
+    building.set_defaults(handler=_endgame_build)
+    checking = actions.add_parser(
+        "check",
+        help="check a database: checksum, recurrence, exact searches",
+        description="Check a database: its checksum, the minimax recurrence on every position, and N random "
+        "positions against the history-aware αβ search. Exit status 1 if anything fails or a disagreement "
+        "is not explained by the database's repetition rule.",
+    )
+    checking.add_argument("path", metavar="PATH", help="the database file")
+    checking.add_argument("--sample", type=_integer(0, "--sample"), default=100, metavar="N", help="positions compared (default 100)")
+    checking.add_argument(
+        "--max-seeds", type=_integer(1, "--max-seeds"), default=4, metavar="M",
+        help="sample positions with at most M seeds (default 4: αβ must finish)",
+    )
+    checking.add_argument(
+        "--nodes", type=_integer(1, "--nodes"), default=200_000, metavar="B", help="node budget of each search (default 200000)"
+    )
+    checking.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="X", help="seed of the sample (default 0)")
+    checking.add_argument(
+        "--captures", type=_integer(0, "--captures"), default=None, metavar="C",
+        help="also check the captures question on every position with at most C seeds",
+    )
+    checking.set_defaults(handler=_endgame_check)
+
+
+def _progress(label: str) -> Callable[[int, int, str], None]:
+    """A one-line progress display on stderr (one line per layer when stderr is not a terminal)."""
+    live = sys.stderr.isatty()
+    last = [-1]
+
+    def show(layer: int, done: int, message: str) -> None:
+        if live:
+            print(f"\r{label}: layer {layer}: {message}"[:100].ljust(100), end="", file=sys.stderr, flush=True)
+        elif layer != last[0]:
+            print(f"{label}: layer {layer}: {message}", file=sys.stderr, flush=True)
+        last[0] = layer
+
+    return show
+
+
+def _endgame_build(args: argparse.Namespace) -> int:
+    import time
+
+    from . import endgame
+    from .rules import Rules
+
+    rules = Rules(pits_per_side=args.pits, seeds_per_pit=args.seeds_per_pit)
+    start = time.perf_counter()
+    database = endgame.build(rules, args.seeds, _progress("build"), args.memory * 2**20)
+    database.save(args.out)
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"{len(database):,} positions with at most {args.seeds} seeds written to {args.out} "
+          f"in {time.perf_counter() - start:.1f} s (sha256 {database.checksum[:16]}...)")
+    return 0
+
+
+def _endgame_check(args: argparse.Namespace) -> int:
+    import collections
+
+    from . import endgame
+    from .search.alphabeta import AlphaBeta
+
+    database = endgame.load(args.path)
+    failed = False
+    if not database.verify_checksum():
+        print(f"checksum: the values do not match the header's sha256", file=sys.stderr)
+        failed = True
+    errors = database.recurrence_errors(_progress("recurrence"))
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    print(f"recurrence: {errors:,} of {len(database):,} positions break it")
+    failed |= errors > 0
+    if args.captures is not None:
+        found = endgame.captures_check(database, args.captures, _progress("captures"))
+        print(f"captures question: {found['cases']:,} position-splits, {found['value']} wrong results, "
+              f"{found['best']} best moves not among the best results")
+        failed |= found["value"] + found["best"] > 0
+    counts: "collections.Counter[str]" = collections.Counter()
+    searcher = AlphaBeta(database.rules)
+    indices = endgame.sample(database, args.sample, args.seed, args.max_seeds) if args.sample else []
+    for done, index in enumerate(indices, 1):
+        comparison = endgame.compare(database, index, searcher, args.nodes)
+        counts[comparison.status] += 1
+        if comparison.status == "unexplained":
+            print(f"unexplained: {comparison}")
+        if sys.stderr.isatty():
+            print(f"\rcompared {done}/{len(indices)}", end="", file=sys.stderr, flush=True)
+    if indices:
+        if sys.stderr.isatty():
+            print(file=sys.stderr)
+        rows = [(status, counts[status]) for status in ("agree", "explained", "unexplained", "undecided")]
+        print(_table(("positions", "count"), rows))
+    failed |= counts["unexplained"] > 0
+    return 1 if failed else 0
 
 
 # --------------------------------------------------------------------------- entry point

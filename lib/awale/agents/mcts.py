@@ -16,6 +16,7 @@ from ..game import Game
 from ..rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
+from .endgame import endgame_action, endgame_param
 
 __all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
 
@@ -121,6 +122,9 @@ class _TreeSearcher(_Searcher):
     def act(self, game: Game) -> int:
         if len(game.legal_actions) == 1:  # a forced move needs no search
             return game.legal_actions[0]
+        exact = endgame_action(self.endgame, game)
+        if exact is not None:
+            return exact
         return self.search(game).best_action(by=self.final)
 
     def statistics(self) -> List[ChildStats]:
@@ -141,7 +145,7 @@ class MCTS(_TreeSearcher):
     """
 
     name = "mcts"
-    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param())
+    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param(), endgame_param())
     final = "mean"
 
     def config(self) -> SearchConfig:
@@ -176,6 +180,7 @@ class UCT(_TreeSearcher):
         Param("solver", bool, False, doc="MCTS-Solver with score bounds: prove wins, losses and draws"),
         _REUSE,
         seed_param(),
+        endgame_param(),
     )
 
     def config(self) -> SearchConfig:

@@ -14,6 +14,7 @@ import numpy as np
 from ..game import Game
 from ..search.alphabeta import MAX_DEPTH, AlphaBeta, SearchResult
 from .base import Agent, Param, register, seed_param
+from .endgame import endgame_action, endgame_param
 
 __all__ = ["Minimax"]
 
@@ -36,6 +37,7 @@ class Minimax(Agent):
         time: seconds per move: iterative deepening until the time is spent
             (or ``depth`` is reached, if given too).
         seed: seed of the generator that breaks ties.
+        endgame: path of an endgame database (:mod:`awale.agents.endgame`).
     """
 
     name = "minimax"
@@ -45,6 +47,7 @@ class Minimax(Agent):
         Param("time", float, None, minimum=0.001, optional=True,
               doc="seconds per move, by iterative deepening (depth then caps the depth)"),
         seed_param(),
+        endgame_param(),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -67,6 +70,9 @@ class Minimax(Agent):
             ValueError: ``game`` is not a game, or it is over.
         """
         self._check_game(game)
+        exact = endgame_action(self.endgame, game)
+        if exact is not None:
+            return exact
         if self._searcher is None or self._searcher.rules != game.rules:
             self._searcher = AlphaBeta(game.rules)
         self.last_search = self._searcher.search(game, self.depth, self.time)

@@ -492,16 +492,21 @@ class AlphaBeta:
         """The negamax value of ``game`` for the player to move, ``depth`` plies deep (None: to the end)."""
         return self.search(game, depth).value
 
-    def result(self, game: Game) -> int:
+    def result(self, game: Game, nodes: Optional[int] = None) -> Optional[int]:
         """The game-theoretic result for the player to move: 1 (win), 0 (draw) or -1 (loss).
 
         The sign of :meth:`solve` with ``depth=None``, found by a search with
         the window ``(-1, 1)``: it need not measure the margin of a win, and
-        can be far faster.
+        can be far faster.  With ``nodes``, the search gives up (and returns
+        None) after visiting that many positions.
         """
         self._check(game)
+        if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
+            raise ValueError(f"nodes must be a positive integer or None, got {nodes!r}")
         self._start()
-        value = self._run(game, _INFINITE, False, _UNLIMITED, (-1, 1))[0]
+        value, _, status, _ = self._run(game, _INFINITE, False, _UNLIMITED if nodes is None else nodes, (-1, 1))
+        if status != _RUNNING:
+            return None
         return (value > 0) - (value < 0)
 
     def action_values(self, game: Game, depth: Optional[int] = None) -> Dict[int, int]:

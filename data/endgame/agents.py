@@ -1,0 +1,81 @@
+"""Score agents against perfect play: ``python data/endgame/agents.py --db endgame15.db``.
+
+Positions come from games between ``greedy(eps=0.2)`` players (seeded), taken at
+the first ply with at most the database's seeds on the board and the player to
+move with two moves or more.  For each agent and position, the move it picks is
+compared with the database: an *error* is a move whose value is below the best,
+and the *seeds lost* are the difference; a *result error* is a move whose result
+(win, draw or loss, given the seeds already captured: the sign of the captured lead
+plus the move's value, by the captures question of chapter 6) is below the best.
+Writes ``agents.csv`` beside this script.
+"""
+
+import argparse
+import os
+
+from awale import Game
+from awale import endgame as eg
+from awale.agents import parse
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+AGENTS = [
+    ("greedy", "greedy", 0),
+    ("minimax", "minimax(depth={})", 2), ("minimax", "minimax(depth={})", 4),
+    ("minimax", "minimax(depth={})", 6), ("minimax", "minimax(depth={})", 8),
+    ("flat", "flat(iterations={}, seed=1)", 1000),
+    ("mcts", "mcts(iterations={}, seed=1)", 1000),
+    ("uct", "uct(iterations={}, seed=1)", 100), ("uct", "uct(iterations={}, seed=1)", 1000),
+    ("uct", "uct(iterations={}, seed=1)", 10000),
+    ("uct solver", "uct(iterations={}, solver=True, seed=1)", 1000),
+    ("uct solver", "uct(iterations={}, solver=True, seed=1)", 10000),
+]
+
+
+def positions(database, count):
+    found, seed = [], 0
+    while len(found) < count:
+        seed += 1
+        players = [parse(f"greedy(eps=0.2, seed={seed})"), parse(f"greedy(eps=0.2, seed={seed + 10**6})")]
+        game = Game(rules=database.rules)
+        while not game.game_finished:
+            if sum(game.pits) <= database.seeds and len(game.legal_actions) > 1:
+                found.append(game)
+                break
+            game = game.step(players[game.current_player].act(game))[0]
+    return found
+
+
+def _sign(x):
+    return (x > 0) - (x < 0)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--db", required=True)
+    parser.add_argument("--positions", type=int, default=300)
+    args = parser.parse_args()
+    database = eg.load(args.db)
+    games = positions(database, args.positions)
+    rows = []
+    for family, spec, budget in AGENTS:
+        errors = lost = wrong = 0
+        for game in games:
+            values = database.action_values(game)
+            agent = parse(spec.format(budget))
+            move = agent.act(game)
+            best = max(values.values())
+            errors += values[move] < best
+            lost += best - values[move]
+            mover, other = game.captures[game.current_player], game.captures[1 - game.current_player]
+            lead = mover - other
+            wrong += _sign(lead + values[move]) < _sign(lead + best)
+        rows.append((family, spec.format(budget), budget, len(games), errors, lost, wrong))
+        print(rows[-1], flush=True)
+    with open(os.path.join(HERE, "agents.csv"), "w") as out:
+        out.write("family,spec,budget,positions,errors,seeds_lost,result_errors\n")
+        for row in rows:
+            out.write(",".join(f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in row) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,815 @@
+"""An endgame database: the exact value of every position with few seeds left.
+
+The database holds, for every board with at most ``S`` seeds in play and
+either player to move, the *value* of the position: the largest difference
+between the seeds the player to move will take from here on and those the
+opponent will take, that the player to move can force (captures plus, at the
+end, the seeds each side collects).  It is computed by retrograde analysis in
+the manner of van der Goot (2001), "Awari retrograde analysis", and Romein &
+Bal (2003), "Solving Awari with parallel retrograde analysis", *Computer*
+36(10): one layer per number of seeds on the board, from 0 up, since a
+capture only ever leads to a layer already solved, and, inside a layer, the
+moves that capture nothing iterated to a fixed point.
+
+**Which game.**  The value is that of the *continued* game under the
+database's rules, with a stationary rule for repetitions:
+
+* the game does not stop when a player passes half of the seeds: captures
+  are tallied to the end (the "captures question" of the thesis shows this
+  changes no win, draw or loss, whatever the seeds already captured);
+* it ends when the player to move has no legal move (under the feed rule,
+  when the opponent cannot be fed), each side collecting the seeds on its
+  side (or nobody, with ``collect_remaining=False``);
+* play that would go on forever without a capture leaves the seeds on the
+  board split equally: it is worth 0 to both.  Equivalently, a position
+  repeated since the last capture ends the game with the seeds split
+  equally.  The Abapa rules instead give each side the seeds on its own side
+  of the repeated position; :func:`compare` measures where that matters.
+
+Positions are indexed by a perfect hash: the board is turned so that the
+player to move owns pits ``0..n-1`` (one entry serves both players), and the
+board of ``s`` seeds in ``2n`` pits is ranked in the combinatorial number
+system (a weak composition read as the positions of its ``2n - 1``
+separators, ranked in co-lexicographic order) after the
+``C(s + 2n - 1, 2n)`` boards with fewer seeds.  One signed byte per position.
+
+The file is a 16-byte magic line, a JSON header (rules, seeds, format
+version, count, SHA-256 of the values) and the values; :func:`load` reads
+the header and maps the values only when a position is first looked up.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
+
+import numpy as np
+
+from ._jit import jit
+from .game import Game
+from .rules import ONGOING, Rules, _capture, _sow, as_rules, legal_actions
+
+__all__ = [
+    "FORMAT_VERSION",
+    "MAX_SEEDS",
+    "EndgameDatabase",
+    "build",
+    "load",
+    "position_count",
+    "memory_needed",
+    "Comparison",
+    "compare",
+    "sample",
+    "captures_check",
+]
+
+#: Version of the file layout written by :meth:`EndgameDatabase.save`.
+FORMAT_VERSION = 1
+
+#: The largest ``S`` a database may have: values must fit a signed byte.
+MAX_SEEDS = 120
+
+_MAGIC = b"AWALE-ENDGAME-DB"  # 16 bytes
+_NONE = -128  # "no capturing move" in the per-position best exit
+_RULE_FIELDS = ("pits_per_side", "feed", "grand_slam", "collect_remaining")
+
+Progress = Callable[[int, int, str], None]
+
+
+# --------------------------------------------------------------------------- indexing
+
+
+def _binomials(top: int, width: int) -> np.ndarray:
+    """``C(a, b)`` for ``0 <= a <= top`` and ``0 <= b <= width`` as int64."""
+    table = np.zeros((top + 1, width + 1), dtype=np.int64)
+    for a in range(top + 1):
+        for b in range(min(a, width) + 1):
+            table[a, b] = math.comb(a, b)
+    return table
+
+
+def position_count(pits_per_side: int, seeds: int) -> int:
+    """Boards of ``2 * pits_per_side`` pits holding at most ``seeds`` seeds in all."""
+    return math.comb(seeds + 2 * pits_per_side, 2 * pits_per_side)
+
+
+def _layer_size(pits_per_side: int, seeds: int) -> int:
+    """Boards holding exactly ``seeds`` seeds."""
+    return math.comb(seeds + 2 * pits_per_side - 1, 2 * pits_per_side - 1)
+
+
+def memory_needed(pits_per_side: int, seeds: int) -> int:
+    """Bytes a build holds at its peak: the values and the moves of the largest layer."""
+    largest = _layer_size(pits_per_side, seeds)
+    return position_count(pits_per_side, seeds) + largest * (5 * pits_per_side + 3)
+
+
+@jit
+def _rank(board, size, binom):
+    """Rank of ``board`` among the boards with as many seeds (co-lexicographic)."""
+    rank = 0
+    bar = -1
+    for i in range(size - 1):
+        bar += board[i] + 1
+        rank += binom[bar, i + 1]
+    return rank
+
+
+@jit
+def _unrank(rank, seeds, size, binom, board):
+    """Write into ``board`` the board of ``seeds`` seeds whose rank is ``rank``."""
+    upper = seeds + size - 1  # the bars lie in [0, seeds + size - 2]
+    for i in range(size - 2, -1, -1):
+        bar = upper - 1
+        while binom[bar, i + 1] > rank:
+            bar -= 1
+        rank -= binom[bar, i + 1]
+        board[i + 1] = upper - bar - 1
+        upper = bar
+    board[0] = upper
+
+
+@jit
+def _turned(board, action, n, grand_slam, child):
+    """Play ``action`` for the owner of pits ``0..n-1``; ``child`` gets the board seen by the opponent.
+
+    Returns the seeds captured.  The sowing and capture are the rules' own kernels.
+    """
+    size = 2 * n
+    for i in range(size):
+        child[i] = board[(i + n) % size]
+    last = _sow(child, action + n, size)
+    return _capture(child, last, 1, n, grand_slam)
+
+
+@jit
+def _ending(board, n, collect):
+    """The value of a board whose mover has no legal move: each side takes its own seeds."""
+    if not collect:
+        return 0
+    value = 0
+    for i in range(n):
+        value += board[i] - board[n + i]
+    return value
+
+
+@jit(inline=False)
+def _layer_moves(seeds, start, stop, params, binom, moves, caps, counts):
+    """The moves of the positions ``start..stop-1`` of layer ``seeds``.
+
+    ``moves[p, j]`` is the rank of the ``j``-th child in its own layer and
+    ``caps[p, j]`` the seeds the move captures (the child's layer is
+    ``seeds - caps[p, j]``); ``counts[p]`` is the number of legal moves.
+    """
+    n = params[0]
+    size = 2 * n
+    state = np.zeros(size + 5, dtype=np.int64)
+    state[size + 4] = ONGOING
+    board = np.empty(size, dtype=np.int64)
+    child = np.empty(size, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    for p in range(start, stop):
+        _unrank(p, seeds, size, binom, board)
+        for i in range(size):
+            state[i] = board[i]
+        count = legal_actions(state, params, out)
+        counts[p] = count
+        for j in range(count):
+            caps[p, j] = _turned(board, out[j], n, params[3], child)
+            moves[p, j] = _rank(child, size, binom)
+
+
+@jit(inline=False)
+def _exits(seeds, params, binom, offsets, values, moves, caps, counts, exits):
+    """For each position of a layer, its best capturing move (or its value if it has no move)."""
+    n = params[0]
+    size = 2 * n
+    board = np.empty(size, dtype=np.int64)
+    for p in range(counts.shape[0]):
+        best = _NONE
+        if counts[p] == 0:
+            _unrank(p, seeds, size, binom, board)
+            best = _ending(board, n, params[5])
+        for j in range(counts[p]):
+            taken = caps[p, j]
+            if taken > 0:
+                value = taken - values[offsets[seeds - taken] + moves[p, j]]
+                if value > best:
+                    best = value
+        exits[p] = best
+
+
+@jit(inline=False, allocates=False)
+def _sweep(layer, moves, caps, counts, exits, write):
+    """One pass of ``value = max(best exit, max over quiet moves of -child)`` over a layer.
+
+    Returns how many positions the pass changed (or, with ``write`` false,
+    would change: the positions that break the minimax recurrence).
+    """
+    changed = 0
+    for p in range(counts.shape[0]):
+        best = exits[p]
+        for j in range(counts[p]):
+            if caps[p, j] == 0:
+                value = -layer[moves[p, j]]
+                if value > best:
+                    best = value
+        if best != layer[p]:
+            changed += 1
+            if write:
+                layer[p] = best
+    return changed
+
+
+# --------------------------------------------------------------------------- the database
+
+
+def _check_rules(rules: Optional[Rules]) -> Rules:
+    rules = as_rules(rules)
+    if rules.max_plies is not None:
+        raise ValueError(
+            f"an endgame database needs rules without max_plies (got {rules.max_plies}): "
+            "a ply cap makes a position's value depend on the plies played"
+        )
+    return rules
+
+
+def _check_seeds(seeds: object, rules: Rules) -> int:
+    if isinstance(seeds, bool) or not isinstance(seeds, (int, np.integer)):
+        raise ValueError(f"seeds must be an integer, got {seeds!r}")
+    seeds = int(seeds)
+    if not 0 <= seeds <= min(MAX_SEEDS, rules.total_seeds):
+        raise ValueError(f"seeds must be from 0 to {min(MAX_SEEDS, rules.total_seeds)} for these rules, got {seeds}")
+    return seeds
+
+
+@dataclasses.dataclass
+class EndgameDatabase:
+    """The exact values of every position with at most :attr:`seeds` seeds on the board.
+
+    Build one with :func:`build`, read one with :func:`load`.  Values are for
+    the player to move: the best difference of the seeds still to be won
+    that it can force, under the game stated in the module docstring.
+    """
+
+    rules: Rules
+    seeds: int
+    path: Optional[str] = None
+    _values: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
+    _offset: int = dataclasses.field(default=0, repr=False)
+    checksum: str = ""
+
+    def __post_init__(self) -> None:
+        n = self.rules.pits_per_side
+        self._binom = _binomials(self.seeds + 2 * n, 2 * n)
+        self._offsets = np.array([position_count(n, s - 1) if s else 0 for s in range(self.seeds + 2)], dtype=np.int64)
+
+    # ----------------------------------------------------------------- access
+
+    @property
+    def values(self) -> np.ndarray:
+        """The int8 values, indexed like :meth:`index` (read from the file on first use)."""
+        if self._values is None:
+            self._values = np.memmap(self.path, dtype=np.int8, mode="r", offset=self._offset, shape=(len(self),))
+        return self._values
+
+    def __len__(self) -> int:
+        return position_count(self.rules.pits_per_side, self.seeds)
+
+    def covers(self, game: Game) -> bool:
+        """Whether ``game`` is played under compatible rules and has at most :attr:`seeds` seeds on the board."""
+        return self._compatible(game.rules) and sum(game.pits) <= self.seeds
+
+    def _compatible(self, rules: Rules) -> bool:
+        return rules.max_plies is None and all(getattr(rules, f) == getattr(self.rules, f) for f in _RULE_FIELDS)
+
+    def index(self, pits, player: int = 0) -> int:
+        """The index of a board (South's pits, then North's) with ``player`` to move."""
+        n = self.rules.pits_per_side
+        board = np.asarray(pits, dtype=np.int64)
+        if board.shape != (2 * n,) or (board < 0).any():
+            raise ValueError(f"a board is {2 * n} non-negative counts, got {tuple(pits)}")
+        if player not in (0, 1):
+            raise ValueError(f"player must be 0 or 1, got {player!r}")
+        seeds = int(board.sum())
+        if seeds > self.seeds:
+            raise ValueError(f"the board holds {seeds} seeds; this database stops at {self.seeds}")
+        turned = np.roll(board, -n * player)
+        return int(self._offsets[seeds] + _rank(turned, 2 * n, self._binom))
+
+    def board(self, index: int) -> Tuple[int, ...]:
+        """The board (the mover's pits first) of an index."""
+        if not 0 <= index < len(self):
+            raise ValueError(f"index must be from 0 to {len(self) - 1}, got {index}")
+        seeds = int(np.searchsorted(self._offsets, index, side="right") - 1)
+        board = np.empty(2 * self.rules.pits_per_side, dtype=np.int64)
+        _unrank(index - int(self._offsets[seeds]), seeds, board.shape[0], self._binom, board)
+        return tuple(int(b) for b in board)
+
+    def _game(self, game: Game) -> Game:
+        if not isinstance(game, Game):
+            raise ValueError(f"expected an awale.Game, got {game!r}")
+        if not self._compatible(game.rules):
+            raise ValueError(f"this database is for {self.rules}, the game is played under {game.rules}")
+        if game.game_finished:
+            raise ValueError("the game is over: it has no value to look up")
+        if sum(game.pits) > self.seeds:
+            raise ValueError(f"the game has {sum(game.pits)} seeds on the board; this database stops at {self.seeds}")
+        return game
+
+    def value(self, game: Game) -> int:
+        """The value of ``game`` for the player to move (its captures so far do not count)."""
+        game = self._game(game)
+        return int(self.values[self.index(game.pits, game.current_player)])
+
+    def action_values(self, game: Game) -> Dict[int, int]:
+        """The value of each legal action: seeds it captures minus the value of the position it leads to."""
+        game = self._game(game)
+        n = self.rules.pits_per_side
+        board = np.roll(np.asarray(game.pits, dtype=np.int64), -n * game.current_player)
+        child = np.empty_like(board)
+        result = {}
+        for action in game.legal_actions:
+            taken = _turned(board, action, n, self.rules.params[3], child)
+            index = self._offsets[int(child.sum())] + _rank(child, 2 * n, self._binom)
+            result[action] = int(taken - self.values[index])
+        return result
+
+    def best_actions(self, game: Game) -> Tuple[int, ...]:
+        """The legal actions of ``game`` with the best value."""
+        values = self.action_values(game)
+        best = max(values.values())
+        return tuple(a for a, v in values.items() if v == best)
+
+    # ----------------------------------------------------------------- checks
+
+    def _layers(self, progress: Optional[Progress], what: str) -> Iterator[Tuple[int, np.ndarray, np.ndarray, np.ndarray]]:
+        """Each layer's moves, computed from the rules, from 0 seeds up."""
+        n = self.rules.pits_per_side
+        params = np.array(self.rules.params)
+        for seeds in range(self.seeds + 1):
+            size = _layer_size(n, seeds)
+            moves = np.zeros((size, n), dtype=np.int32)
+            caps = np.zeros((size, n), dtype=np.int8)
+            counts = np.zeros(size, dtype=np.int8)
+            chunk = max(1, size // 20)
+            for start in range(0, size, chunk):
+                _layer_moves(seeds, start, min(size, start + chunk), params, self._binom, moves, caps, counts)
+                if progress is not None:
+                    progress(seeds, min(size, start + chunk), f"{what}, {size:,} positions with {seeds} seeds")
+            yield seeds, moves, caps, counts
+
+    def recurrence_errors(self, progress: Optional[Progress] = None) -> int:
+        """Positions whose value is not the best over their moves of captures minus the child's value.
+
+        Every position of the database is checked, its moves generated afresh
+        by the rules' kernels; 0 means the whole table obeys the minimax
+        recurrence.
+        """
+        params = np.array(self.rules.params)
+        values = np.array(self.values)
+        errors = 0
+        for seeds, moves, caps, counts in self._layers(progress, "checking the recurrence"):
+            exits = np.empty(counts.shape[0], dtype=np.int16)
+            _exits(seeds, params, self._binom, self._offsets, values, moves, caps, counts, exits)
+            start = self._offsets[seeds]
+            layer = values[start : start + counts.shape[0]]
+            errors += _sweep(layer, moves, caps, counts, exits, False)
+        return errors
+
+    def verify_checksum(self) -> bool:
+        """Whether the values match the SHA-256 recorded in the header."""
+        return hashlib.sha256(np.ascontiguousarray(self.values).tobytes()).hexdigest() == self.checksum
+
+    # ----------------------------------------------------------------- file
+
+    def header(self) -> dict:
+        """The file header: format version, rules, seeds, count and checksum."""
+        return {
+            "format": "awale endgame database",
+            "version": FORMAT_VERSION,
+            "rules": dataclasses.asdict(self.rules),
+            "seeds": self.seeds,
+            "positions": len(self),
+            "index": "mover's pits first; boards with fewer seeds first; co-lexicographic rank of the separators",
+            "value": "int8: best forced difference of the seeds still to be won, for the player to move",
+            "sha256": self.checksum,
+        }
+
+    def save(self, path: str) -> None:
+        """Write the database to ``path`` (atomically: a temporary file, then a rename)."""
+        values = np.ascontiguousarray(self.values)
+        text = json.dumps(self.header(), sort_keys=True).encode()
+        temporary = f"{path}.part"
+        with open(temporary, "wb") as handle:
+            handle.write(_MAGIC)
+            handle.write(len(text).to_bytes(8, "little"))
+            handle.write(text)
+            handle.write(values.tobytes())
+        os.replace(temporary, path)
+
+
+def load(path: str) -> EndgameDatabase:
+    """Open a database written by :meth:`EndgameDatabase.save`; the values are read on first use.
+
+    Raises:
+        ValueError: the file is not such a database, or is truncated.
+        OSError: the file cannot be read.
+    """
+    with open(path, "rb") as handle:
+        magic = handle.read(len(_MAGIC))
+        if magic != _MAGIC:
+            raise ValueError(f"{path} is not an awale endgame database (bad magic bytes)")
+        length = int.from_bytes(handle.read(8), "little")
+        try:
+            header = json.loads(handle.read(length).decode())
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            raise ValueError(f"{path}: the header of the endgame database is damaged") from None
+    if header.get("version") != FORMAT_VERSION:
+        raise ValueError(f"{path}: format version {header.get('version')!r}, this library reads {FORMAT_VERSION}")
+    try:
+        rules = Rules(**header["rules"])
+        database = EndgameDatabase(rules, int(header["seeds"]), path, None, len(_MAGIC) + 8 + length, header["sha256"])
+    except (KeyError, TypeError) as error:
+        raise ValueError(f"{path}: the header of the endgame database lacks {error}") from None
+    expected = database._offset + len(database)
+    if os.path.getsize(path) != expected:
+        raise ValueError(f"{path} holds {os.path.getsize(path)} bytes, the header announces {expected}: truncated?")
+    return database
+
+
+def build(
+    rules: Optional[Rules] = None,
+    seeds: int = 15,
+    progress: Optional[Progress] = None,
+    memory: Optional[int] = None,
+) -> EndgameDatabase:
+    """Solve every position with at most ``seeds`` seeds on the board by retrograde analysis.
+
+    Layer by layer (van der Goot, 2001; Romein & Bal, 2003): the moves of
+    every position of the layer are generated by the rules' kernels; a move
+    that captures leads to a layer already solved, so the best of them is
+    known at once; the values of the layer then start at 0 (play that never
+    captures again) and sweeps of the minimax recurrence over the quiet
+    moves are repeated until none changes a value.  Values only ever move
+    away from 0, the way the sets of positions from which one side can force
+    a given margin grow, so the fixed point reached is the value of the
+    game in which endless play is worth 0 (see the module docstring).
+
+    Args:
+        rules: the rules (default Abapa); ``max_plies`` must be None.
+        seeds: ``S``, the most seeds on the board.
+        progress: called as ``progress(layer, done, message)`` now and then.
+        memory: refuse to start if the build would hold more bytes than this.
+
+    Raises:
+        ValueError: bad rules or seeds, or more memory needed than ``memory``.
+    """
+    rules = _check_rules(rules)
+    seeds = _check_seeds(seeds, rules)
+    n = rules.pits_per_side
+    need = memory_needed(n, seeds)
+    if memory is not None and need > memory:
+        raise ValueError(
+            f"a database of {seeds} seeds needs about {need / 2**20:,.0f} MiB, above the cap of {memory / 2**20:,.0f} MiB"
+        )
+    database = EndgameDatabase(rules, seeds)
+    values = np.zeros(len(database), dtype=np.int8)
+    params = np.array(rules.params)
+    for layer_seeds, moves, caps, counts in database._layers(progress, "generating moves"):
+        exits = np.empty(counts.shape[0], dtype=np.int16)
+        _exits(layer_seeds, params, database._binom, database._offsets, values, moves, caps, counts, exits)
+        start = database._offsets[layer_seeds]
+        layer = values[start : start + counts.shape[0]]
+        sweeps = 0
+        while True:
+            sweeps += 1
+            changed = _sweep(layer, moves, caps, counts, exits, True)
+            if progress is not None:
+                progress(layer_seeds, counts.shape[0], f"sweep {sweeps}: {changed:,} values changed")
+            if changed == 0:
+                break
+    database._values = values
+    database.checksum = hashlib.sha256(values.tobytes()).hexdigest()
+    return database
+
+
+# --------------------------------------------------------------------------- comparison with the exact search
+
+
+@jit(inline=False)
+def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, alpha, beta, own_side, budget):
+    """The value of ``board`` by a search that remembers the positions since the last capture.
+
+    The position is ``path[ply]``; ``path[base..ply]`` are the positions of
+    the line since the last capture (ranks in the layer; the player to move
+    alternates, so a repetition is the same rank an even number of plies
+    back).  A repetition ends the game: the seeds on the board are split
+    equally (``own_side`` false: the database's game) or each side takes
+    those on its side (the Abapa rules).  With ``own_side`` false a capture
+    leads to the database's value of the position reached; with it true the
+    search goes on there, so the whole continued game is searched under the
+    Abapa rules.  ``budget[0]`` counts down the positions allowed;
+    ``budget[1]`` is set when they ran out (the value is then meaningless).
+    """
+    n = params[0]
+    size = 2 * n
+    budget[0] -= 1
+    if budget[0] < 0 or ply + 1 >= path.shape[0]:
+        budget[1] = 1
+        return 0
+    state = np.zeros(size + 5, dtype=np.int64)
+    state[size + 4] = ONGOING
+    for i in range(size):
+        state[i] = board[i]
+    out = np.empty(n, dtype=np.int64)
+    count = legal_actions(state, params, out)
+    if count == 0:
+        return _ending(board, n, params[5])
+    child = np.empty(size, dtype=np.int64)
+    best = -(1 << 20)
+    for step in range(2 * count):  # the captures first: they cost nothing and cut the search
+        taken = _turned(board, out[step % count], n, params[3], child)
+        if (taken > 0) != (step < count):
+            continue
+        rank = _rank(child, size, binom)
+        if taken > 0:
+            if own_side:
+                path[ply + 1] = rank
+                value = taken - _path_value(
+                    child, seeds - taken, params, binom, offsets, values, path, ply + 1, ply + 1,
+                    taken - beta, taken - alpha, own_side, budget,
+                )
+            else:
+                value = taken - values[offsets[seeds - taken] + rank]
+        else:
+            repeated = False
+            k = ply - 1
+            while k >= base:
+                if path[k] == rank:
+                    repeated = True
+                    break
+                k -= 2
+            if repeated:
+                value = -_ending(child, n, params[5]) if own_side else 0
+            else:
+                path[ply + 1] = rank
+                value = -_path_value(
+                    child, seeds, params, binom, offsets, values, path, base, ply + 1, -beta, -alpha, own_side, budget
+                )
+        if budget[1]:
+            return 0
+        if value > best:
+            best = value
+            if best > alpha:
+                alpha = best
+                if alpha >= beta:
+                    break
+    return best
+
+
+@dataclasses.dataclass(frozen=True)
+class Comparison:
+    """One position of the database compared with the exact history-aware searches.
+
+    Attributes:
+        index: the position's index; ``board`` its board, the mover's pits first.
+        value: the database's value.
+        results: ``(lead, predicted, found)`` triples: with the mover ahead
+            by ``lead`` seeds already captured, the database predicts the
+            result ``sign(lead + value)`` (1, 0, -1 for the player to move)
+            and :meth:`awale.search.alphabeta.AlphaBeta.result` finds
+            ``found`` under the Abapa rules (None beyond its budget).  The
+            leads are ``-value`` (a predicted draw) when the value has the
+            parity of the seeds on the board, else ``-value - 1`` and
+            ``-value + 1`` (a value of the other parity comes from seeds
+            split equally at a repetition): these pin the exact value down.
+        replayed: for a disagreement, the value found again by a search
+            that remembers the line since the last capture and ends a
+            repetition with the seeds split equally (the database's game,
+            searched move by move instead of by the fixed point); None
+            beyond the budget.
+    """
+
+    index: int
+    board: Tuple[int, ...]
+    value: int
+    results: Tuple[Tuple[int, int, Optional[int]], ...]
+    replayed: Optional[int] = None
+
+    @property
+    def status(self) -> str:
+        """``"agree"``, ``"explained"`` (by the repetition rule), ``"unexplained"`` or ``"undecided"``.
+
+        A disagreement is explained when the search of the database's game
+        that remembers the line finds the database's value: the database
+        then holds the value of the game it states, and that game differs
+        from the Abapa rules' only in how a repetition is scored (the end at
+        more than half of the seeds changes no result: see
+        :func:`captures_check`).  Undecided: a search ran out of its budget.
+        """
+        if all(found == predicted for _, predicted, found in self.results):
+            return "agree"
+        if any(found is None for *_, found in self.results) or self.replayed is None:
+            return "undecided"
+        return "explained" if self.replayed == self.value else "unexplained"
+
+
+def _sign(x: int) -> int:
+    return (x > 0) - (x < 0)
+
+
+def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int) -> Optional[int]:
+    n = database.rules.pits_per_side
+    board = np.asarray(board, dtype=np.int64)
+    seeds = int(board.sum())
+    path = np.zeros(4096, dtype=np.int64)
+    path[0] = _rank(board, 2 * n, database._binom)
+    left = np.array([budget, 0], dtype=np.int64)
+    values = np.asarray(database.values)
+    value = _path_value(
+        board, seeds, np.array(database.rules.params), database._binom, database._offsets, values,
+        path, 0, 0, -(1 << 20), 1 << 20, own_side, left,
+    )
+    return None if left[1] else int(value)
+
+
+def compare(database: EndgameDatabase, index: int, searcher, nodes: int = 1_000_000) -> Comparison:
+    """Compare the value of the position ``index`` with the exact history-aware searches.
+
+    Args:
+        database: the database.
+        index: a position with seeds on the board and a legal move.
+        searcher: an :class:`awale.search.alphabeta.AlphaBeta` for the
+            database's rules (the search sits above this module, which
+            therefore takes it as an argument rather than importing it).
+        nodes: positions each search may visit before giving up.
+
+    Raises:
+        ValueError: the position has no legal move, or a bad index.
+    """
+    board = database.board(index)
+    rules = database.rules
+    value = int(database.values[index])
+    rest = rules.total_seeds - sum(board)
+    results = []
+    for lead in (-value,) if (value - rest) % 2 == 0 else (-value - 1, -value + 1):
+        if abs(lead) > rest:
+            continue  # no such split of the captured seeds
+        game = Game.from_position(board, ((rest + lead) // 2, (rest - lead) // 2), 0, rules)
+        searcher.clear()
+        results.append((lead, _sign(lead + value), searcher.result(game, nodes)))
+    comparison = Comparison(index, board, value, tuple(results))
+    if comparison.status != "agree":
+        comparison = dataclasses.replace(comparison, replayed=_search_value(database, board, False, 5 * nodes))
+    return comparison
+
+
+def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Optional[int] = None) -> List[int]:
+    """``count`` distinct random indices of live positions (seeds on the board and a legal move).
+
+    ``max_seeds`` (default: the database's) bounds the seeds on the board.
+    """
+    top = database.seeds if max_seeds is None else min(max_seeds, database.seeds)
+    if top < 1:
+        raise ValueError("the database has no position with seeds on the board to sample")
+    rng = np.random.default_rng(seed)
+    low, high = int(database._offsets[1]), int(database._offsets[top + 1])
+    count = min(count, high - low)
+    chosen: Dict[int, None] = {}
+    params = np.array(database.rules.params)
+    n = database.rules.pits_per_side
+    state = np.zeros(2 * n + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    while len(chosen) < count:
+        index = int(rng.integers(low, high))
+        state[: 2 * n] = database.board(index)
+        state[2 * n + 4] = ONGOING
+        if index not in chosen and legal_actions(state, params, out) > 0:
+            chosen[index] = None
+    return list(chosen)
+
+
+# --------------------------------------------------------------------------- the captures question
+
+
+@jit
+def _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width):
+    """Win, draw or loss (1, 0, -1) for the mover of the move ``j`` of position ``p``, under the Abapa end.
+
+    The mover has captured ``mine`` seeds and the opponent ``theirs``; a
+    capture that takes the mover past half of the seeds wins at once.
+    """
+    taken = caps[p, j]
+    after = mine + taken
+    if after > half:
+        return 1
+    if after == half and theirs == half:
+        return 0
+    layer = seeds - taken
+    return -flat[base[layer] + moves[p, j] * width[layer] + theirs - lower[layer]]
+
+
+@jit(inline=False)
+def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, width, collect):
+    """One pass of the win/draw/loss recurrence over a layer, for every split of the captured seeds."""
+    half = total // 2
+    size = 2 * moves.shape[1]
+    board = np.empty(size, dtype=np.int64)
+    changed = 0
+    for p in range(counts.shape[0]):
+        ending = 0
+        if counts[p] == 0:
+            _unrank(p, seeds, size, binom, board)
+            ending = _ending(board, size // 2, collect)
+        for column in range(width[seeds]):
+            mine = lower[seeds] + column
+            theirs = total - seeds - mine
+            if counts[p] == 0:
+                lead = mine - theirs + ending
+                best = (lead > 0) - (lead < 0)
+            else:
+                best = -2
+                for j in range(counts[p]):
+                    result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    if result > best:
+                        best = result
+            at = base[seeds] + p * width[seeds] + column
+            if flat[at] != best:
+                flat[at] = best
+                changed += 1
+    return changed
+
+
+@jit(inline=False)
+def _captures_errors(seeds, total, offsets, values, moves, caps, counts, flat, base, lower, width, errors):
+    """Count, over a layer and every split, results that break the two claims of :func:`captures_check`."""
+    half = total // 2
+    for p in range(counts.shape[0]):
+        value = values[offsets[seeds] + p]
+        best = -(1 << 20)
+        for j in range(counts[p]):
+            taken = caps[p, j]
+            move = taken - values[offsets[seeds - taken] + moves[p, j]]
+            if move > best:
+                best = move
+        for column in range(width[seeds]):
+            mine = lower[seeds] + column
+            theirs = total - seeds - mine
+            result = flat[base[seeds] + p * width[seeds] + column]
+            lead = mine - theirs + value
+            errors[0] += result != (lead > 0) - (lead < 0)
+            for j in range(counts[p]):
+                taken = caps[p, j]
+                if taken - values[offsets[seeds - taken] + moves[p, j]] == best:
+                    move_result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    errors[1] += move_result != result
+            errors[2] += 1
+
+
+def captures_check(database: EndgameDatabase, seeds: Optional[int] = None, progress: Optional[Progress] = None) -> Dict[str, int]:
+    """Check, on every position and every split of the captured seeds, that captures already made change no best move.
+
+    A second retrograde analysis solves the win/draw/loss game of the Abapa
+    rules, where the game stops as soon as a player has more than half of the
+    seeds, for every position with at most ``seeds`` seeds on the board
+    (default: all of the database) and every split of the seeds already
+    captured that leaves the game live; play that never captures again is
+    scored as in the database (the seeds on the board split equally).  Two
+    claims are then counted false where they fail:
+
+    * ``value``: the result is the sign of the captured lead plus the
+      database's value;
+    * ``best``: every move with the best database value has the best result.
+
+    Returns:
+        ``{"value": errors, "best": errors, "cases": positions x splits checked}``.
+    """
+    top = database.seeds if seeds is None else _check_seeds(seeds, database.rules)
+    top = min(top, database.seeds)
+    rules = database.rules
+    total, half, n = rules.total_seeds, rules.total_seeds // 2, rules.pits_per_side
+    lower = np.array([max(0, half - s) for s in range(top + 1)], dtype=np.int64)
+    width = np.array([min(half, total - s) - lower[s] + 1 if s else 0 for s in range(top + 1)], dtype=np.int64)
+    sizes = [_layer_size(n, s) * int(width[s]) for s in range(top + 1)]
+    base = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    flat = np.zeros(int(base[-1]), dtype=np.int8)
+    values = np.array(database.values)
+    errors = np.zeros(3, dtype=np.int64)
+    small = dataclasses.replace(database)  # the same rules, cut at ``top`` seeds
+    small.seeds = top
+    for layer, moves, caps, counts in small._layers(progress, "checking the captures question"):
+        if layer == 0:
+            continue  # no live position: a capture that empties the board ends the game
+        columns = flat[base[layer] : base[layer + 1]].reshape(-1, int(width[layer]))
+        mine = lower[layer] + np.arange(width[layer])
+        lead = 2 * mine - (total - layer)
+        columns[:] = np.sign(lead)  # endless play: the seeds on the board split equally
+        while _outcome_sweep(layer, total, database._binom, moves, caps, counts, flat, base, lower, width, rules.collect_remaining):
+            pass
+        _captures_errors(layer, total, database._offsets, values, moves, caps, counts, flat, base, lower, width, errors)
+    return {"value": int(errors[0]), "best": int(errors[1]), "cases": int(errors[2])}
