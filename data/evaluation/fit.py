@@ -1,0 +1,152 @@
+"""Fit the weights of awale.evaluation on stored games: ``python data/evaluation/fit.py``.
+
+Positions are taken from the games of the experiments in ``EXPERIMENTS`` in
+``data/experiments.sqlite`` whose two agents are both searches (games with a
+random or greedy player reach positions that no search would), each distinct
+game once, every ply before the end.  The target of a position is the final
+result for the player to move there: 1 a win, ½ a draw, 0 a loss.
+
+A fifth of the games, drawn with a fixed seed, is held out; the weights are
+fitted on the other positions by logistic regression (Newton's method with a
+light L2 penalty) and judged on the held-out games, against two baselines:
+the constant model and a model of the capture difference alone.  Writes
+
+* ``lib/awale/evaluation.json``: the weights and how they were obtained;
+* ``fit.json`` beside this script: the held-out log-loss and accuracy of the
+  three models, overall and by seeds left in play.
+
+Run with ``--check`` to refit and compare with the committed weights instead of writing.
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from awale import Game
+from awale.evaluation import FEATURES, WEIGHTS_PATH, features
+from awale.experiments import load
+from awale.experiments.store import decode_moves, rules_from_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+STORE = os.path.join(ROOT, "data", "experiments.sqlite")
+EXPERIMENTS = (
+    "champions", "ladder", "uct-c", "uct-c-1.5", "greedy-uct-c", "mcts-budget",
+    "alphabeta-uct", "rave", "solver", "bias-history", "cutoff",
+)
+SEARCHES = ("uct", "mcts", "flat", "minimax", "openspiel")
+HELD_OUT = 0.2
+SEED = 2026
+PENALTY = 1e-3  # per position: a light ridge that only keeps Newton's steps well posed
+PHASES = ((0, 12), (13, 24), (25, 36), (37, 48))  # seeds in play
+
+
+def positions(store):
+    """States, targets, game ids and seeds in play of every position of the selected games."""
+    games = load(store)
+    games = games[games["experiment"].isin(EXPERIMENTS)]
+    searches = games["south"].str.startswith(SEARCHES) & games["north"].str.startswith(SEARCHES)
+    games = games[searches].drop_duplicates(["south", "north", "seed", "rules"])
+    states, targets, ids = [], [], []
+    for number, row in enumerate(games.itertuples()):
+        game = Game(rules=rules_from_text(row.rules))
+        result = row.result  # South's
+        for action in decode_moves(row.moves):
+            states.append(game._state.copy())
+            targets.append(result if game.current_player == 0 else 1.0 - result)
+            ids.append(number)
+            game = game.step(action)[0]
+    states = np.array(states)
+    size = states.shape[1] - 5
+    return states, np.array(targets), np.array(ids), states[:, :size].sum(axis=1), len(games)
+
+
+def fit(x, y, penalty):
+    """Weights of the logistic regression of the soft targets ``y`` on ``x`` (Newton's method)."""
+    w = np.zeros(x.shape[1])
+    ridge = penalty * len(y) * np.eye(x.shape[1])
+    ridge[0, 0] = 0.0  # the intercept is not penalised
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-(x @ w)))
+        gradient = x.T @ (p - y) + ridge @ w
+        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    return w
+
+
+def judge(x, y, w):
+    """Log-loss and, on positions of decisive games, the share whose winner the sign of the logit names."""
+    logit = x @ w
+    p = np.clip(1.0 / (1.0 + np.exp(-logit)), 1e-12, 1 - 1e-12)
+    loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
+    decisive = y != 0.5
+    right = (logit[decisive] > 0) == (y[decisive] == 1.0)
+    return {"log_loss": round(loss, 4), "accuracy": round(float(right.mean()), 4), "positions": int(len(y))}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", default=STORE, help="the store of games (default: %(default)s)")
+    parser.add_argument("--check", action="store_true", help="refit and compare with the committed weights")
+    args = parser.parse_args()
+    start = time.time()
+    states, y, ids, in_play, n_games = positions(args.store)
+    x = features(states)
+    rng = np.random.default_rng(SEED)
+    held = rng.random(n_games) < HELD_OUT
+    test = held[ids]
+    models = {
+        "constant": [0],
+        "captures": [0, FEATURES.index("captures")],
+        "evaluation": list(range(len(FEATURES))),
+    }
+    report, weights = {}, {}
+    for name, columns in models.items():
+        w = fit(x[~test][:, columns], y[~test], PENALTY)
+        weights[name] = w
+        by_phase = {}
+        for low, high in PHASES:
+            phase = test & (in_play >= low) & (in_play <= high)
+            by_phase[f"{low}-{high}"] = judge(x[phase][:, columns], y[phase], w)
+        report[name] = {"held_out": judge(x[test][:, columns], y[test], w), "by_seeds_in_play": by_phase}
+    final = [round(float(v), 6) for v in weights["evaluation"]]
+    meta = {
+        "store": "data/experiments.sqlite",
+        "experiments": list(EXPERIMENTS),
+        "games": n_games,
+        "held_out_games": int(held.sum()),
+        "positions": int(len(y)),
+        "held_out": report["evaluation"]["held_out"],
+        "fitted_by": "data/evaluation/fit.py",
+    }
+    if args.check:
+        committed = json.loads(WEIGHTS_PATH.read_text())["weights"]
+        worst = max(abs(a - b) for a, b in zip(final, committed))
+        print(f"largest difference from the committed weights: {worst:.2e}")
+        sys.exit(0 if worst <= 1e-6 else 1)
+    WEIGHTS_PATH.write_text(json.dumps({"features": list(FEATURES), "weights": final, "meta": meta}, indent=1) + "\n")
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    summary = {"games": n_games, "positions": int(len(y)), "held_out_games": int(held.sum()), "commit": commit,
+               "seconds": round(time.time() - start, 1), "models": report,
+               "weights": dict(zip(FEATURES, final))}
+    with open(os.path.join(HERE, "fit.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+        f.write("\n")
+    for name in models:
+        h = report[name]["held_out"]
+        print(f"{name:<11} held-out log-loss {h['log_loss']:.4f}  accuracy {h['accuracy']:.3f}")
+    print("weights: " + ", ".join(f"{k} {v:+.3f}" for k, v in zip(FEATURES, final)))
+    print(f"{n_games:,} games, {len(y):,} positions, {math.ceil(time.time() - start)} s")
+
+
+if __name__ == "__main__":
+    main()
