@@ -1,4 +1,4 @@
-"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame``.
+"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book``.
 
 ::
 
@@ -13,6 +13,7 @@
     python -m awale replay FILE [--color WHEN]
     python -m awale endgame build --seeds S --out PATH [--pits N] [--seeds-per-pit K] [--memory MIB]
     python -m awale endgame check PATH [--sample N] [--max-seeds M] [--nodes B] [--seed X] [--captures C]
+    python -m awale book build --agent SPEC --plies D --out PATH
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
@@ -215,6 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.set_defaults(handler=_match)
     _add_play(commands)
     _add_endgame(commands)
+    _add_book(commands)
     return parser
 
 
@@ -505,6 +507,48 @@ def _add_endgame(commands: Any) -> None:
         help="also check the captures question on every position with at most C seeds",
     )
     checking.set_defaults(handler=_endgame_check)
+
+
+# --------------------------------------------------------------------------- opening books
+
+
+def _add_book(commands: Any) -> None:
+    """The ``book build`` command (awale.book)."""
+    book = commands.add_parser(
+        "book",
+        help="build an opening book with a search",
+        description="Opening books: the move of a search in every position of the first plies (awale.book).",
+    )
+    actions = book.add_subparsers(dest="action", metavar="ACTION", required=True)
+    building = actions.add_parser(
+        "build",
+        help="search every position the book's owner can meet in the first D plies",
+        description="For each side, follow the agent's own move and every reply of the opponent for D plies, "
+        "and write the agent's move in each position it meets to PATH (JSON with a header and a checksum). "
+        "Abapa rules. About 6**(D/2) positions per side: D = 10 means some 3,000 searches.",
+    )
+    building.add_argument("--agent", type=_spec, required=True, metavar="SPEC", help="the search that picks the moves")
+    building.add_argument("--plies", type=_integer(1, "--plies"), required=True, metavar="D", help="depth of the book in plies")
+    building.add_argument("--out", required=True, metavar="PATH", help="the book file to write")
+    building.set_defaults(handler=_book_build)
+
+
+def _book_build(args: argparse.Namespace) -> int:
+    import time
+
+    from tqdm.auto import tqdm
+
+    from . import book
+
+    if args.plies > book.MAX_PLIES:
+        raise ValueError(f"--plies must be at most {book.MAX_PLIES}, got {args.plies}")
+    start = time.perf_counter()
+    with tqdm(desc="book", unit=" positions", disable=None) as bar:
+        built = book.build(args.agent, args.plies, progress=lambda done: bar.update(done - bar.n))
+    built.save(args.out)
+    print(f"{len(built):,} positions to {args.plies} plies searched by {built.agent} and written to {args.out} "
+          f"in {time.perf_counter() - start:.1f} s")
+    return 0
 
 
 def _progress(label: str) -> Callable[[int, int, str], None]:
