@@ -152,7 +152,7 @@ def _features_of_states(states, params):
     return result
 
 
-@jit(inline=False)
+@jit
 def _logit(state, params, weights, work, moves, row):
     """``weights · features(state)`` for the player to move."""
     _features(state, params, row, work, moves)

@@ -1,4 +1,4 @@
-"""The αβ minimax agent: ``minimax(depth=4, time=None, seed=0)``.
+"""The αβ minimax agent: ``minimax(depth=4, time=None, seed=0, evaluation=False, quiescence=0)``.
 
 αβ pruning is that of Knuth & Moore (1975), "An analysis of alpha-beta
 pruning", *Artificial Intelligence* 6(4); the search itself is
@@ -11,8 +11,9 @@ from typing import Any, Optional
 
 import numpy as np
 
+from ..evaluation import load_evaluation
 from ..game import Game
-from ..search.alphabeta import MAX_DEPTH, AlphaBeta, SearchResult
+from ..search.alphabeta import MAX_DEPTH, MAX_QUIESCENCE, AlphaBeta, SearchResult
 from .base import Agent, Param, register, seed_param
 from .endgame import endgame_action, endgame_database, endgame_param
 
@@ -40,6 +41,11 @@ class Minimax(Agent):
         endgame: path of an endgame database (:mod:`awale.agents.endgame`):
             its moves are played once it holds the position, and the search
             scores the positions it holds exactly.
+        evaluation: score positions at the depth limit with the fitted
+            evaluation of :mod:`awale.evaluation` instead of the capture
+            difference alone.
+        quiescence: extend the search by one ply at a depth-limit position
+            where the mover can capture, up to this many plies (0: never).
     """
 
     name = "minimax"
@@ -50,6 +56,9 @@ class Minimax(Agent):
               doc="seconds per move, by iterative deepening (depth then caps the depth)"),
         seed_param(),
         endgame_param(),
+        Param("evaluation", bool, False, doc="score the depth limit with the fitted evaluation (awale.evaluation)"),
+        Param("quiescence", int, 0, minimum=0, maximum=MAX_QUIESCENCE,
+              doc="plies of capture extensions beyond the depth limit (0: none)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -77,7 +86,8 @@ class Minimax(Agent):
             return exact
         database = endgame_database(self.endgame, game.rules)
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
-            self._searcher = AlphaBeta(game.rules, endgame=database)
+            evaluation = load_evaluation() if self.evaluation else None
+            self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence)
         self.last_search = self._searcher.search(game, self.depth, self.time)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]

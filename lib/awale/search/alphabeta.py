@@ -46,6 +46,16 @@ solves, whose repetitions split the seeds on the board equally and which
 ignores the history below the probed position; its margin is that of the
 continued game rather than of the Abapa end at more than half of the seeds.
 Such a score counts as exact (it meets no depth limit).
+
+With an evaluation (:class:`awale.evaluation.Evaluation`), a position at the
+depth limit scores ``round(EVAL_SCALE * logit)`` instead of its capture
+difference, kept below ``WIN`` in size: the fitted estimate of its result,
+on a scale that leaves every finished or exactly known game above it.  With
+``quiescence=q``, a position at the depth limit in which the player to move
+can capture is searched one ply deeper instead of being scored, up to ``q``
+plies beyond the nominal depth: a search should not stop in the middle of an
+exchange of captures (the horizon effect).  Neither changes a search without
+them.
 """
 
 from __future__ import annotations
@@ -60,13 +70,20 @@ import numpy as np
 from .._guard import stop_on_signal
 from .._jit import jit
 from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
+from ..evaluation import _N_FEATURES, Evaluation, _logit, _moves_and_best_capture
 from ..game import Game
 from ..rules import DRAW, ONGOING, Rules, advance, as_rules
 
-__all__ = ["WIN", "MAX_DEPTH", "AlphaBeta", "SearchResult", "solve", "result", "action_values"]
+__all__ = ["WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "AlphaBeta", "SearchResult", "solve", "result", "action_values"]
 
 #: Base score of a won game (plus the capture difference).
 WIN = 1000
+
+#: Evaluated positions score ``EVAL_SCALE`` points per unit of the evaluation's logit.
+EVAL_SCALE = 20
+
+#: The most plies a quiescence extension may add beyond the nominal depth.
+MAX_QUIESCENCE = 32
 
 #: The longest line searched.  Each ply of a line takes a few kilobytes of the
 #: thread's stack; 1000 plies keep well inside the usual 8 MB.
@@ -78,7 +95,7 @@ _UNLIMITED = 1 << 62  # a node budget never reached
 _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, compiled or not
 
 # Entries of the control array shared by Python and the kernels.
-_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES = range(9)
+_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH = range(11)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -113,6 +130,34 @@ def _exact_score(difference):
     if difference < 0:
         return difference - WIN
     return 0
+
+
+@jit(inline=False, allocates=False)
+def _evaluated(state, ws):
+    """The evaluation's scaled logit of an unfinished ``state``, kept below ``WIN`` in size.
+
+    Out of line, like :func:`_expand`, so that the recursive kernel stays small.
+    """
+    weights, work, replies, row = ws[21:25]
+    logit = _logit(state, ws[0], weights, work, replies, row)
+    limit = WIN - 1
+    return max(-limit, min(limit, round(EVAL_SCALE * logit)))
+
+
+@jit
+def _leaf_score(state, size, ws):
+    """The score of a leaf: :func:`_score`, or with an evaluation its scaled logit for an unfinished game."""
+    if ws[19][_EVALUATE] == 0 or state[size + 4] != ONGOING:
+        return _score(state, size)
+    return _evaluated(state, ws)
+
+
+@jit(inline=False, allocates=False)
+def _can_capture(state, ws):
+    """Whether the player to move in ``state`` has a move that captures."""
+    size = state.shape[0] - 5
+    work, replies = ws[22], ws[23]
+    return _moves_and_best_capture(state, ws[0], state[size + 2], work, replies)[1] > 0
 
 
 @jit
@@ -312,17 +357,21 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
             ctl[_NODES] += 1
             ctl[_PROBES] += 1
             value = -_exact_score(exact)
-        elif _is_leaf(child_count, child_depth, ctl):
-            ctl[_NODES] += 1
-            value = -_score(child, size)
         else:
-            child_base, child_length, child_history = _enter(ply, j, base, length, history, ws)
-            value = -_negamax(
-                child, kid_moves[ply, j], child_count, child_base, child_length,
-                child_history, ply + 1, child_depth, -beta, -alpha, ws,
-            )
-            if ctl[_STATUS] != _RUNNING:
-                return 0
+            # Quiescence: at the depth limit, an exchange of captures is searched on (up to the reach).
+            # One recursive call site only: numba's cache loads a kernel with two of them wrongly.
+            extend = child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH] and _can_capture(child, ws)
+            if not extend and _is_leaf(child_count, child_depth, ctl):
+                ctl[_NODES] += 1
+                value = -_leaf_score(child, size, ws)
+            else:
+                child_base, child_length, child_history = _enter(ply, j, base, length, history, ws)
+                value = -_negamax(
+                    child, kid_moves[ply, j], child_count, child_base, child_length,
+                    child_history, ply + 1, 1 if extend else child_depth, -beta, -alpha, ws,
+                )
+                if ctl[_STATUS] != _RUNNING:
+                    return 0
         if root:
             values[j] = value
         if value > best:
@@ -401,26 +450,51 @@ class AlphaBeta:
             whose positions the search scores without searching them (see
             the module docstring); None (the default) for none.  Its values
             are shared, not copied.
+        evaluation: score positions at the depth limit with this fitted
+            evaluation (:func:`awale.evaluation.load_evaluation`) instead of
+            their capture difference; None (the default) for none.
+        quiescence: search positions at the depth limit where the mover can
+            capture one ply deeper, up to this many plies beyond the depth
+            (0, the default: none; at most :data:`MAX_QUIESCENCE`).
 
     Raises:
         ValueError: bad arguments, rules with 1000 seeds or more (the
-            scores of unfinished games would reach those of won ones), or a
-            database for other rules.
+            scores of unfinished games would reach those of won ones), a
+            database for other rules, or a bad evaluation or quiescence.
     """
 
     _INITIAL_PLIES = 64
 
-    def __init__(self, rules: Rules, table_bits: int = 20, endgame: Optional[EndgameDatabase] = None) -> None:
+    def __init__(
+        self,
+        rules: Rules,
+        table_bits: int = 20,
+        endgame: Optional[EndgameDatabase] = None,
+        evaluation: Optional[Evaluation] = None,
+        quiescence: int = 0,
+    ) -> None:
         rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
             raise ValueError(f"table_bits must be an integer from 1 to 30, got {table_bits!r}")
         n, total = rules.pits_per_side, rules.total_seeds
         if total >= WIN:
             raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
+        if evaluation is not None and not isinstance(evaluation, Evaluation):
+            raise ValueError(f"evaluation must be an awale.evaluation.Evaluation or None, got {evaluation!r}")
+        if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
+            raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
         self._endgame = probe_tables(endgame, rules)
         self.rules = rules
         self.endgame = endgame
+        self.evaluation = evaluation
+        self.quiescence = quiescence
         size = 2 * n
+        self._evaluator = (
+            np.array(evaluation.weights if evaluation is not None else np.zeros(_N_FEATURES), dtype=np.float64),
+            np.zeros(2 * (size + 5), dtype=np.int64),  # two scratch states
+            np.zeros(n, dtype=np.int64),  # legal actions
+            np.zeros(_N_FEATURES, dtype=np.float64),  # features
+        )
         rows = 2 * size + 3
         words = np.random.default_rng(0x5EED_AB).integers(
             np.iinfo(np.int64).min, np.iinfo(np.int64).max, size=rows * (total + 1) + 8 * 256,
@@ -439,8 +513,9 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int8),  # moves
             np.zeros(entries, dtype=np.int16),  # generations
         )
-        self._ctl = np.zeros(9, dtype=np.int64)
+        self._ctl = np.zeros(11, dtype=np.int64)
         self._ctl[_PLIES] = rules.max_plies is not None
+        self._ctl[_EVALUATE] = evaluation is not None
         self._ctl[_TOTAL] = total
         self._plies = 0
         self._history_rows = 0
@@ -486,7 +561,7 @@ class AlphaBeta:
         hboards[: game._length] = game._boards[: game._length]
         return (
             (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table
-            + (values, self._ctl, self._endgame)
+            + (values, self._ctl, self._endgame) + self._evaluator
         )
 
     def _run(
@@ -500,8 +575,9 @@ class AlphaBeta:
         ctl = self._ctl
         moves = np.array(game.legal_actions, dtype=np.int64)
         values = np.zeros(len(moves), dtype=np.int64)
-        plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1)
+        plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + self.quiescence)
         ctl[_TIES] = ties
+        ctl[_REACH] = 0 if depth == _INFINITE else depth + self.quiescence
         history = _history_hash(game._boards, game._length, self._zhist, 2 * self.rules.pits_per_side)
         while True:
             ws = self._workspace(game, plies, values)

@@ -1,0 +1,115 @@
+"""αβ with the fitted evaluation and the quiescence extension, against a plain reference written here."""
+
+from typing import Optional
+
+import numpy as np
+import pytest
+
+from awale import Game, Rules
+from awale.agents import parse
+from awale.evaluation import load_evaluation
+from awale.match import play
+from awale.search.alphabeta import EVAL_SCALE, MAX_QUIESCENCE, WIN, AlphaBeta
+
+EVALUATION = load_evaluation()
+
+
+def leaf_value(game: Game) -> int:
+    """The evaluated score of a leaf, from the public API (what the search must compute)."""
+    if not game.game_finished:
+        return int(np.clip(round(EVAL_SCALE * EVALUATION.logit(game)), 1 - WIN, WIN - 1))
+    mover = game.current_player
+    difference = game.captures[mover] - game.captures[1 - mover]
+    if game.winner is None:
+        return 0
+    return WIN + abs(difference) if game.winner == mover else -WIN - abs(difference)
+
+
+def plain_minimax(game: Game, depth: int, reach: int = 0, ply: int = 0) -> int:
+    """Negamax over Game.step with evaluated leaves, extending captures while ``ply + 1 < reach``."""
+    if game.game_finished:
+        return leaf_value(game)
+    best = None
+    for action in game.legal_actions:
+        child = game.step(action)[0]
+        if child.game_finished:
+            value = -leaf_value(child)
+        elif depth - 1 == 0 and ply + 1 < reach and _can_capture(child):
+            value = -plain_minimax(child, 1, reach, ply + 1)
+        elif depth - 1 == 0:
+            value = -leaf_value(child)
+        else:
+            value = -plain_minimax(child, depth - 1, reach, ply + 1)
+        best = value if best is None else max(best, value)
+    return best
+
+
+def _can_capture(game: Game) -> bool:
+    return any(game.step(a)[1] > 0 for a in game.legal_actions)
+
+
+def positions(count: int, seed: int):
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        game = Game()
+        for _ in range(int(rng.integers(0, 60))):
+            if game.game_finished:
+                break
+            game = game.step(int(rng.choice(game.legal_actions)))[0]
+        if not game.game_finished:
+            found.append(game)
+    return found
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_evaluated_values_equal_plain_minimax(depth):
+    searcher = AlphaBeta(Rules(), evaluation=EVALUATION)
+    for game in positions(8, seed=depth):
+        children = {a: game.step(a)[0] for a in game.legal_actions}
+        expected = {a: -(plain_minimax(child, depth - 1) if depth > 1 else leaf_value(child))
+                    for a, child in children.items()}
+        assert searcher.action_values(game, depth) == expected, repr(game)
+
+
+@pytest.mark.parametrize("depth, quiescence", [(1, 2), (2, 3)])
+def test_quiescence_values_equal_plain_minimax(depth, quiescence):
+    for game in positions(6, seed=10 + depth):
+        searcher = AlphaBeta(Rules(), evaluation=EVALUATION, quiescence=quiescence)  # fresh table each time
+        found = searcher.search(game, depth)
+        assert found.value == plain_minimax(game, depth, depth + quiescence), repr(game)
+
+
+def test_evaluated_leaves_stay_below_won_games():
+    """Even a wildly scaled evaluation cannot score an unfinished position like a won game."""
+    from awale.evaluation import FEATURES, Evaluation
+
+    steep = Evaluation([0.0, 1000.0] + [0.0] * (len(FEATURES) - 2))
+    searcher = AlphaBeta(Rules(), evaluation=steep)
+    game = Game.from_position([4, 4, 4, 4, 4, 4, 4, 4, 0, 0, 0, 0], captures=(16, 0))
+    for action, value in searcher.action_values(game, 1).items():
+        assert not game.step(action)[0].game_finished
+        assert value == WIN - 1
+
+
+def test_exact_values_do_not_depend_on_the_evaluation():
+    rules = Rules(pits_per_side=3, seeds_per_pit=2)
+    plain = AlphaBeta(rules)
+    for quiescence in (0, 3):
+        evaluated = AlphaBeta(rules, evaluation=EVALUATION, quiescence=quiescence)
+        game = Game(rules=rules)
+        assert evaluated.solve(game) == plain.solve(game)
+
+
+def test_agent_options_and_bad_values():
+    agent = parse("minimax(depth=3, evaluation=True, quiescence=2)")
+    assert str(agent) == "minimax(depth=3, evaluation=True, quiescence=2)"
+    record = play(agent, parse("greedy"), seed=1)
+    assert record.plies > 0
+    for spec in ("minimax(quiescence=-1)", f"minimax(quiescence={MAX_QUIESCENCE + 1})", "minimax(evaluation=1)"):
+        with pytest.raises(ValueError):
+            parse(spec)
+    with pytest.raises(ValueError, match="quiescence"):
+        AlphaBeta(Rules(), quiescence=2.5)
+    with pytest.raises(ValueError, match="evaluation"):
+        AlphaBeta(Rules(), evaluation=[1.0] * 9)
