@@ -328,9 +328,9 @@ def test_a_bad_game_file_is_one_line(tmp_path):
     assert len(result.stderr.splitlines()) == 1
 
 
-def test_the_default_opponent_is_a_timed_uct():
+def test_the_default_opponent_is_the_timed_champion():
     agent = parse(DEFAULT_AGENT)
-    assert agent.name == "uct" and agent.time is not None and agent.time <= 2
+    assert agent.name == "champion" and agent.time is not None and agent.time <= 2
 
 
 @pytest.mark.parametrize("command", ["play", "replay"])

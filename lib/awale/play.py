@@ -49,8 +49,8 @@ __all__ = [
     "use_colour",
 ]
 
-#: The opponent of ``python -m awale play`` when none is named: UCT thinking about a second a move.
-DEFAULT_AGENT = "uct(time=1.0)"
+#: The opponent of ``python -m awale play`` when none is named: the champion, half a second a move.
+DEFAULT_AGENT = "champion"
 
 #: The name of a human player in game files.
 HUMAN = "human"

@@ -1,0 +1,92 @@
+"""The thesis's strongest player: ``champion(time=0.5)``.
+
+What makes it strong is knowledge, not a new search (see the experiments
+chapter for the measurements that chose it):
+
+1. an opening book (:mod:`awale.book`), built offline by the same search at a
+   greater depth, answers the first plies at once;
+2. an endgame database (``endgame=PATH``, :mod:`awale.endgame`), if given,
+   plays perfectly once it holds the position and scores the positions it
+   holds inside the search;
+3. otherwise αβ (:class:`awale.agents.minimax.Minimax`) searches with the
+   fitted evaluation of :mod:`awale.evaluation` at its depth limit and a
+   quiescence extension on captures, by iterative deepening within the time.
+
+``champion(depth=d)`` searches to a fixed depth instead of a time: its games
+are then reproducible, like every iteration- or depth-budget game.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+from typing import Any, Optional
+
+from .. import book as _book
+from ..game import Game
+from ..search.alphabeta import MAX_DEPTH
+from .base import Agent, Param, register, seed_param
+from .endgame import endgame_param
+from .minimax import Minimax
+
+__all__ = ["Champion", "BOOK_PATH", "QUIESCENCE"]
+
+#: The opening book shipped with the library (see :mod:`awale.book` for how it was built).
+BOOK_PATH = Path(__file__).resolve().parent.parent / "opening-book.json"
+
+#: Plies of capture extensions of the champion's search.
+QUIESCENCE = 4
+
+
+@functools.lru_cache(maxsize=1)
+def _shipped_book() -> _book.Book:
+    return _book.load(BOOK_PATH)
+
+
+@register
+class Champion(Agent):
+    """Opening book, endgame database and evaluated αβ with quiescence, in that order.
+
+    Args:
+        time: seconds per move (default 0.5), unless ``depth`` is given.
+        depth: search to this depth instead of for a time (reproducible games).
+        seed: seed of the generator that breaks ties between equal moves.
+        book: play from the shipped opening book (default True).
+        endgame: path of an endgame database (default none).
+    """
+
+    name = "champion"
+    params = (
+        Param("time", float, 0.5, minimum=0.001, optional=True, doc="seconds per move (unless depth is given)"),
+        Param("depth", int, None, minimum=1, maximum=MAX_DEPTH, optional=True,
+              doc="search to this depth instead of for a time (reproducible games)"),
+        seed_param(),
+        Param("book", bool, True, doc="play from the shipped opening book"),
+        endgame_param(),
+    )
+
+    def __init__(self, **kwargs: Any) -> None:
+        if kwargs.get("depth") is not None and "time" not in kwargs:
+            kwargs["time"] = None  # a depth alone replaces the default time
+        super().__init__(**kwargs)
+
+    def validate(self) -> None:
+        if self.time is None and self.depth is None:
+            raise ValueError("champion: give a time or a depth")
+        if self.time is not None and self.depth is not None:
+            raise ValueError("champion: give a time or a depth, not both")
+
+    def reset(self) -> None:
+        self._search = Minimax(
+            depth=self.depth, time=self.time, seed=self.seed, endgame=self.endgame,
+            evaluation=True, quiescence=QUIESCENCE,
+        )
+
+    def act(self, game: Game) -> int:
+        """The book's move if it has one, else the search's (which consults the endgame database)."""
+        self._check_game(game)
+        if self.book:
+            action: Optional[int] = _shipped_book().action(game)
+            if action is not None:
+                return action
+        return self._search.act(game)

@@ -1,0 +1,47 @@
+"""The champion: book first, then evaluated αβ; options and their errors."""
+
+import pytest
+
+from awale import Game
+from awale.agents import parse
+from awale.agents.champion import QUIESCENCE, _shipped_book
+from awale.match import play
+
+
+def test_the_shipped_book_answers_the_opening():
+    book = _shipped_book()
+    assert book.plies >= 4 and len(book) > 100
+    assert "evaluation=True" in book.agent
+    game = Game()
+    assert parse("champion(depth=2)").act(game) == book.action(game)
+
+
+def test_without_the_book_it_plays_the_evaluated_search():
+    game = Game().step(2)[0].step(3)[0]
+    for depth in (3, 6):
+        ours = parse(f"champion(depth={depth}, book=False, seed=4)").act(game)
+        search = parse(f"minimax(depth={depth}, evaluation=True, quiescence={QUIESCENCE}, seed=4)").act(game)
+        assert ours == search
+
+
+def test_depth_games_are_reproducible():
+    first = play(parse("champion(depth=4)"), parse("greedy(eps=0.3)"), seed=3)
+    again = play(parse("champion(depth=4)"), parse("greedy(eps=0.3)"), seed=3)
+    assert first.moves == again.moves and first.plies > 10
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("champion(time=None)", "a time or a depth"),
+    ("champion(time=0.1, depth=3)", "not both"),
+    ("champion(depth=0)", "at least 1"),
+    ("champion(time=-1)", "at least"),
+    ("champion(book=1)", "True or False"),
+])
+def test_bad_options(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse(spec)
+
+
+def test_specs():
+    assert str(parse("champion")) == "champion"
+    assert str(parse("champion(depth=8)")) == "champion(time=None, depth=8)"
