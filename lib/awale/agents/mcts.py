@@ -12,6 +12,7 @@ from typing import List, Optional
 
 import numpy as np
 
+from ..evaluation import load_evaluation
 from ..game import Game
 from ..rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
@@ -181,6 +182,8 @@ class UCT(_TreeSearcher):
         Param("cutoff", int, 0, minimum=0, doc="plies after which a playout is scored by captures (0: none)"),
         Param("rave", float, 0.0, minimum=0.0, doc="RAVE equivalence parameter k (0: no RAVE)"),
         Param("solver", bool, False, doc="MCTS-Solver with score bounds: prove wins, losses and draws"),
+        Param("evaluation", bool, False,
+              doc="score leaves by the fitted evaluation after cutoff random plies (0: no playout)"),
         _REUSE,
         seed_param(),
         endgame_param(),
@@ -195,4 +198,5 @@ class UCT(_TreeSearcher):
             cutoff=self.cutoff,
             rave=self.rave,
             solver=self.solver,
+            evaluation=tuple(load_evaluation().weights) if self.evaluation else (),
         )

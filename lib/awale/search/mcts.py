@@ -38,16 +38,17 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from .._guard import Chunks, available_memory
 from .._jit import jit
 from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
+from ..evaluation import _N_FEATURES, _logit
 from ..game import Game
 from ..rules import (
-    _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
+    _R_GRAND_SLAM, DRAW, NORTH, ONGOING, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
 )
 
 __all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes", "max_nodes", "check_tree_size", "MAX_VISITS"]
@@ -63,7 +64,7 @@ _PARENT, _FIRST, _NEXT, _VISITS = 0, 1, 2, 3
 _ACTION, _UNTRIED, _LOWER, _UPPER = 0, 1, 2, 3
 
 # Entries of the float64 configuration vector handed to the kernels.
-_C, _TREE_POLICY, _HEAVY, _BIAS, _HISTORY, _CUTOFF, _RAVE, _SOLVER = range(8)
+_C, _TREE_POLICY, _HEAVY, _BIAS, _HISTORY, _CUTOFF, _RAVE, _SOLVER, _EVALUATE, _WEIGHTS = range(10)
 _RANDOM_TREE, _UCB = 0, 1
 
 _MAX_RECORDED = 4096  # moves of one iteration remembered for RAVE and the history heuristic
@@ -98,6 +99,11 @@ class SearchConfig:
             bound on the result of every node, from the final positions up;
             never select a child that cannot beat what its parent already
             secures; play proven wins and avoid proven losses.
+        evaluation: the weights of a fitted evaluation
+            (:class:`awale.evaluation.Evaluation`), or empty for none.  With
+            weights, a leaf is scored by the evaluation's win probability
+            for the player to move, after ``cutoff`` random plies (0: at once,
+            no playout at all) instead of a playout to the end.
     """
 
     c: float = math.sqrt(2) / 2
@@ -108,6 +114,7 @@ class SearchConfig:
     cutoff: int = 0
     rave: float = 0.0
     solver: bool = False
+    evaluation: Tuple[float, ...] = ()
 
     def __post_init__(self) -> None:
         if self.tree_policy not in ("ucb", "random"):
@@ -117,6 +124,10 @@ class SearchConfig:
         for name in ("c", "bias", "history", "rave", "cutoff"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be non-negative, got {getattr(self, name)!r}")
+        weights = tuple(self.evaluation)
+        if weights and (len(weights) != _N_FEATURES or not all(math.isfinite(w) for w in weights)):
+            raise ValueError(f"evaluation must be {_N_FEATURES} finite weights (or empty), got {weights!r}")
+        object.__setattr__(self, "evaluation", tuple(float(w) for w in weights))
 
     def vector(self) -> np.ndarray:
         """The configuration as the kernels read it."""
@@ -130,6 +141,8 @@ class SearchConfig:
                 self.cutoff,
                 self.rave,
                 self.solver,
+                len(self.evaluation) > 0,
+                *(self.evaluation or (0.0,) * _N_FEATURES),
             ],
             dtype=np.float64,
         )
@@ -395,6 +408,8 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
     track_history = cfg[_HISTORY] != 0
     heavy = cfg[_HEAVY] != 0
     cutoff = np.int64(cfg[_CUTOFF])
+    evaluate = cfg[_EVALUATE] != 0
+    weights = cfg[_WEIGHTS:]
     capacity = links.shape[0]
     root_player = root_state[size + 2]
 
@@ -409,6 +424,9 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
     played = np.empty(_MAX_RECORDED, dtype=np.int64)
     scratch = np.empty(size + n, dtype=np.int64)
     seen = np.zeros(2, dtype=np.int64)
+    eval_work = np.empty(2 * root_state.shape[0], dtype=np.int64)
+    eval_row = np.empty(weights.shape[0], dtype=np.float64)
+    eval_moves = np.empty(n, dtype=np.int64)
 
     done = 0
     while done < iterations:
@@ -489,7 +507,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
 
         # Simulation.
         if reward < 0:
-            moves_left = cutoff if cutoff > 0 else -1
+            moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
             while count > 0 and moves_left != 0:
                 length, count, moves_left, n_played = _rollout(
                     state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch,
@@ -497,7 +515,11 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 )
                 if count > 0 and moves_left != 0:
                     keys, boards = _grown(keys, boards, length)
-            reward = _reward(state, size, total, endgame)
+            if evaluate and state[size + 4] == ONGOING and _probe(state, size, endgame) == _UNCOVERED:
+                win = 1.0 / (1.0 + math.exp(-_logit(state, params, weights, eval_work, eval_moves, eval_row)))
+                reward = win if state[size + 2] == 0 else 1.0 - win
+            else:
+                reward = _reward(state, size, total, endgame)
 
         # Backpropagation, with the AMAF statistics of RAVE along the way.
         seen[0] = 0

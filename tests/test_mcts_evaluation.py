@@ -1,0 +1,52 @@
+"""UCT with evaluated leaves: the reward is the evaluation's, options combine, bad values are refused."""
+
+import math
+
+import pytest
+
+from awale import Game
+from awale.agents import parse
+from awale.evaluation import FEATURES, load_evaluation
+from awale.match import play
+from awale.rules import seed_rng
+from awale.search.mcts import SearchConfig, SearchTree
+
+EVALUATION = load_evaluation()
+WEIGHTS = tuple(EVALUATION.weights)
+
+
+@pytest.mark.parametrize("moves", [(), (2, 3), (0, 5, 1, 4, 2)])
+def test_each_leaf_is_scored_by_the_evaluation_without_a_playout(moves):
+    game = Game()
+    for action in moves:
+        game = game.step(action)[0]
+    tree = SearchTree(game, SearchConfig(evaluation=WEIGHTS), seed_rng(1))
+    tree.run(len(game.legal_actions))  # one iteration expands each root child once
+    children = tree.children()
+    assert sorted(c.action for c in children) == list(game.legal_actions)
+    for child in children:
+        after = game.step(child.action)[0]
+        expected = 1.0 - EVALUATION.win_probability(after)  # for the player who moved there
+        assert child.visits == 1
+        assert child.mean == pytest.approx(expected, abs=1e-12)
+
+
+def test_a_cut_playout_then_evaluation_is_reproducible_and_solver_proves_wins():
+    # South (22 captured) wins at once with its pit 5: one seed into North's 2, taking 3 (25 > 24).
+    game = Game.from_position([1, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2], captures=(22, 20))
+    agent = parse("uct(iterations=500, evaluation=True, cutoff=4, solver=True, seed=2)")
+    assert agent.act(game) == 5
+    assert next(c for c in agent.statistics() if c.action == 5).proven == "win"
+    first = play(parse("uct(iterations=300, evaluation=True, cutoff=4)"), parse("greedy(eps=0.3)"), seed=6)
+    again = play(parse("uct(iterations=300, evaluation=True, cutoff=4)"), parse("greedy(eps=0.3)"), seed=6)
+    assert first.moves == again.moves
+
+
+def test_spec_and_bad_weights():
+    assert str(parse("uct(iterations=100, evaluation=True)")) == "uct(iterations=100, evaluation=True)"
+    with pytest.raises(ValueError, match="True or False"):
+        parse("uct(evaluation='yes')")
+    with pytest.raises(ValueError, match="finite weights"):
+        SearchConfig(evaluation=(1.0, 2.0))
+    with pytest.raises(ValueError, match="finite weights"):
+        SearchConfig(evaluation=(math.nan,) * len(FEATURES))
