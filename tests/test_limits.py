@@ -32,7 +32,7 @@ def test_chunked_search_is_the_single_call(config, monkeypatch):
     done, whole.used = mcts._iterate(
         5000, game._state, game._keys, game._boards, game._length, game.rules.params, whole._cfg, whole._rng,
         whole._links, whole._flags, whole._value, whole._gain, whole._amaf_n, whole._amaf_w, whole.history,
-        whole.used,
+        whole.used, whole._endgame,
     )
     assert done == 5000 and chunked.used == whole.used
     for a, b in zip(_arrays(chunked), _arrays(whole)):

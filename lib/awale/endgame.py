@@ -36,6 +36,11 @@ separators, ranked in co-lexicographic order) after the
 The file is a 16-byte magic line, a JSON header (rules, seeds, format
 version, count, SHA-256 of the values) and the values; :func:`load` reads
 the header and maps the values only when a position is first looked up.
+
+The searches (:mod:`awale.search.alphabeta`, :mod:`awale.search.mcts`)
+probe the database from their compiled kernels: :func:`probe_tables` hands
+them the mapped values (shared, not copied) and the ranking tables, and a
+probe looks a position up by the same perfect hash.
 """
 
 from __future__ import annotations
@@ -65,6 +70,7 @@ __all__ = [
     "compare",
     "sample",
     "captures_check",
+    "probe_tables",
 ]
 
 #: Version of the file layout written by :meth:`EndgameDatabase.save`.
@@ -76,6 +82,7 @@ MAX_SEEDS = 120
 _MAGIC = b"AWALE-ENDGAME-DB"  # 16 bytes
 _NONE = -128  # "no capturing move" in the per-position best exit
 _RULE_FIELDS = ("pits_per_side", "feed", "grand_slam", "collect_remaining")
+_UNCOVERED = -(1 << 30)  # what :func:`_probe` returns for a position the database does not hold
 
 Progress = Callable[[int, int, str], None]
 
@@ -223,6 +230,38 @@ def _sweep(layer, moves, caps, counts, exits, write):
             if write:
                 layer[p] = best
     return changed
+
+
+@jit
+def _probe(state, size, tables):
+    """The final capture difference the player to move in ``state`` can force, by the database.
+
+    ``state`` is a game state of the rules' kernels (pits, captures, player,
+    plies, outcome).  The result is the mover's captures so far minus the
+    opponent's, plus the database's value of the board: what the continued
+    game ends with under perfect play (its sign is the Abapa result, by the
+    captures question of chapter 6).  :data:`_UNCOVERED` when the game is
+    over or the board holds more than the database's seeds.  ``tables`` is
+    :func:`probe_tables` (its seeds are -1 without a database: nothing is
+    probed).  The history of the position is ignored: the database solves
+    the stationary game of the module docstring.
+    """
+    limit, values, binom, offsets = tables
+    if limit < 0 or state[size + 4] != ONGOING:
+        return _UNCOVERED
+    seeds = 0
+    for i in range(size):
+        seeds += state[i]
+    if seeds > limit:
+        return _UNCOVERED
+    n = size // 2
+    mover = state[size + 2]
+    rank = 0  # _rank of the board turned so that the mover's pits come first
+    bar = -1
+    for i in range(size - 1):
+        bar += state[(i + n * mover) % size] + 1
+        rank += binom[bar, i + 1]
+    return state[size + mover] - state[size + 1 - mover] + values[offsets[seeds] + rank]
 
 
 # --------------------------------------------------------------------------- the database
@@ -440,6 +479,31 @@ def load(path: str) -> EndgameDatabase:
     if os.path.getsize(path) != expected:
         raise ValueError(f"{path} holds {os.path.getsize(path)} bytes, the header announces {expected}: truncated?")
     return database
+
+
+def probe_tables(database: Optional[EndgameDatabase], rules: Rules) -> Tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """What the search kernels need to probe ``database``: ``(seeds, values, binomials, offsets)``.
+
+    The values are the database's own array (read from the file now if it
+    was not yet, mapped, never copied), as a read-only view.  Without a
+    database (None) the seeds are -1 and the arrays are stand-ins of the same
+    types, so that the kernels compile once and probe nothing.
+
+    Raises:
+        ValueError: ``database`` is not a database, or is for other rules
+            than ``rules`` (or ``rules`` cap the plies).
+    """
+    if database is None:
+        values = np.zeros(1, dtype=np.int8)
+        values.flags.writeable = False
+        return -1, values, np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
+    if not isinstance(database, EndgameDatabase):
+        raise ValueError(f"endgame must be an awale.endgame.EndgameDatabase or None, got {database!r}")
+    if not database._compatible(rules):
+        raise ValueError(f"the endgame database is for {database.rules}, the search for {rules}")
+    values = np.asarray(database.values).view()
+    values.flags.writeable = False
+    return database.seeds, values, database._binom, database._offsets
 
 
 def build(

@@ -16,7 +16,7 @@ from ..game import Game
 from ..rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
-from .endgame import endgame_action, endgame_param
+from .endgame import endgame_action, endgame_database, endgame_param
 
 __all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
 
@@ -111,7 +111,10 @@ class _TreeSearcher(_Searcher):
             ):
                 tree = None  # the kept subtree and this search would not fit in memory: start afresh
         if tree is None:
-            tree = SearchTree(game, self.config(), self._rng, capacity=(self.budget_iterations or 4096) + 1)
+            database = endgame_database(self.endgame, game.rules)
+            tree = SearchTree(
+                game, self.config(), self._rng, capacity=(self.budget_iterations or 4096) + 1, endgame=database
+            )
         if self.time is not None:
             tree.run_for(self.time)
         else:

@@ -14,7 +14,7 @@ import numpy as np
 from ..game import Game
 from ..search.alphabeta import MAX_DEPTH, AlphaBeta, SearchResult
 from .base import Agent, Param, register, seed_param
-from .endgame import endgame_action, endgame_param
+from .endgame import endgame_action, endgame_database, endgame_param
 
 __all__ = ["Minimax"]
 
@@ -37,7 +37,9 @@ class Minimax(Agent):
         time: seconds per move: iterative deepening until the time is spent
             (or ``depth`` is reached, if given too).
         seed: seed of the generator that breaks ties.
-        endgame: path of an endgame database (:mod:`awale.agents.endgame`).
+        endgame: path of an endgame database (:mod:`awale.agents.endgame`):
+            its moves are played once it holds the position, and the search
+            scores the positions it holds exactly.
     """
 
     name = "minimax"
@@ -73,8 +75,9 @@ class Minimax(Agent):
         exact = endgame_action(self.endgame, game)
         if exact is not None:
             return exact
-        if self._searcher is None or self._searcher.rules != game.rules:
-            self._searcher = AlphaBeta(game.rules)
+        database = endgame_database(self.endgame, game.rules)
+        if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
+            self._searcher = AlphaBeta(game.rules, endgame=database)
         self.last_search = self._searcher.search(game, self.depth, self.time)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]

@@ -35,6 +35,17 @@ depth when its subtree met no depth limit (it is then exact to the end of the
 game).  A depth-limited search thus returns exactly the depth-limited minimax
 value, whatever the table holds, and ``depth=None`` gives the exact value of
 the game.
+
+With an endgame database (:mod:`awale.endgame`), a position below the root
+with at most the database's seeds on the board is not searched: it scores
+the result the database gives, ``WIN + |d|`` for the mover if ``d > 0``,
+the negation if ``d < 0`` and 0 for a draw, where ``d`` is the captured
+lead plus the database's value (the final capture difference of the
+continued game).  The sign of that score is exact for the game the database
+solves, whose repetitions split the seeds on the board equally and which
+ignores the history below the probed position; its margin is that of the
+continued game rather than of the Abapa end at more than half of the seeds.
+Such a score counts as exact (it meets no depth limit).
 """
 
 from __future__ import annotations
@@ -48,6 +59,7 @@ import numpy as np
 
 from .._guard import stop_on_signal
 from .._jit import jit
+from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
 from ..game import Game
 from ..rules import DRAW, ONGOING, Rules, advance, as_rules
 
@@ -66,7 +78,7 @@ _UNLIMITED = 1 << 62  # a node budget never reached
 _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, compiled or not
 
 # Entries of the control array shared by Python and the kernels.
-_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL = range(8)
+_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES = range(9)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -91,6 +103,16 @@ def _score(state, size):
         return 0
     margin = WIN + abs(difference)
     return margin if outcome == mover else -margin
+
+
+@jit
+def _exact_score(difference):
+    """The score of a position whose final capture difference for the mover is ``difference``."""
+    if difference > 0:
+        return WIN + difference
+    if difference < 0:
+        return difference - WIN
+    return 0
 
 
 @jit
@@ -285,7 +307,12 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
         child_count = kid_info[ply, j, _COUNT]
         if root:
             alpha = best - 1 if ctl[_TIES] and best > floor else floor
-        if _is_leaf(child_count, child_depth, ctl):
+        exact = _probe(child, size, ws[20])
+        if exact != _UNCOVERED:  # in the endgame database: its exact result, searched no further
+            ctl[_NODES] += 1
+            ctl[_PROBES] += 1
+            value = -_exact_score(exact)
+        elif _is_leaf(child_count, child_depth, ctl):
             ctl[_NODES] += 1
             value = -_score(child, size)
         else:
@@ -336,6 +363,8 @@ class SearchResult:
             so that ``value`` is the game-theoretic value.
         nodes: positions visited, in all iterations.
         seconds: time taken.
+        probes: positions scored by the endgame database, in all iterations
+            (0 without one).
     """
 
     value: int
@@ -344,6 +373,7 @@ class SearchResult:
     exact: bool
     nodes: int
     seconds: float
+    probes: int = 0
 
 
 def _check_depth(depth) -> int:
@@ -367,22 +397,29 @@ class AlphaBeta:
     Args:
         rules: the rules of the games to search.
         table_bits: the table holds ``2**table_bits`` entries (20 bytes each).
+        endgame: an endgame database for these rules (:func:`awale.endgame.load`),
+            whose positions the search scores without searching them (see
+            the module docstring); None (the default) for none.  Its values
+            are shared, not copied.
 
     Raises:
-        ValueError: bad arguments, or rules with 1000 seeds or more (the
-            scores of unfinished games would reach those of won ones).
+        ValueError: bad arguments, rules with 1000 seeds or more (the
+            scores of unfinished games would reach those of won ones), or a
+            database for other rules.
     """
 
     _INITIAL_PLIES = 64
 
-    def __init__(self, rules: Rules, table_bits: int = 20) -> None:
+    def __init__(self, rules: Rules, table_bits: int = 20, endgame: Optional[EndgameDatabase] = None) -> None:
         rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
             raise ValueError(f"table_bits must be an integer from 1 to 30, got {table_bits!r}")
         n, total = rules.pits_per_side, rules.total_seeds
         if total >= WIN:
             raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
+        self._endgame = probe_tables(endgame, rules)
         self.rules = rules
+        self.endgame = endgame
         size = 2 * n
         rows = 2 * size + 3
         words = np.random.default_rng(0x5EED_AB).integers(
@@ -402,7 +439,7 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int8),  # moves
             np.zeros(entries, dtype=np.int16),  # generations
         )
-        self._ctl = np.zeros(8, dtype=np.int64)
+        self._ctl = np.zeros(9, dtype=np.int64)
         self._ctl[_PLIES] = rules.max_plies is not None
         self._ctl[_TOTAL] = total
         self._plies = 0
@@ -414,6 +451,11 @@ class AlphaBeta:
     def nodes(self) -> int:
         """Positions visited by the last search (all its iterations)."""
         return int(self._ctl[_NODES])
+
+    @property
+    def probes(self) -> int:
+        """Positions the last search scored by the endgame database (all its iterations)."""
+        return int(self._ctl[_PROBES])
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -442,7 +484,10 @@ class AlphaBeta:
         hkeys, hboards = self._buffers[6:8]
         hkeys[: game._length] = game._keys[: game._length]
         hboards[: game._length] = game._boards[: game._length]
-        return (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table + (values, self._ctl)
+        return (
+            (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table
+            + (values, self._ctl, self._endgame)
+        )
 
     def _run(
         self, game: Game, depth: int, ties: bool, budget: int, window: Tuple[int, int] = (-_BIG, _BIG)
@@ -486,6 +531,7 @@ class AlphaBeta:
     def _start(self) -> None:
         """Begin a search: count nodes from zero and age the table's entries."""
         self._ctl[_NODES] = 0
+        self._ctl[_PROBES] = 0
         self._ctl[_GENERATION] = (self._ctl[_GENERATION] + 1) % (1 << 15)
 
     def solve(self, game: Game, depth: Optional[int] = None) -> int:
@@ -570,7 +616,7 @@ class AlphaBeta:
             if exact:
                 break
         value, best, reached, exact = found
-        return SearchResult(value, best, reached, exact, self.nodes, _time.perf_counter() - start)
+        return SearchResult(value, best, reached, exact, self.nodes, _time.perf_counter() - start, self.probes)
 
 
 def solve(game: Game, depth: Optional[int] = None) -> int:

@@ -9,6 +9,15 @@ visit count, a sum of rewards and, for the solver, bounds on its exact result.
 Positions are not stored: each iteration replays the actions from the root,
 which is cheap next to a playout, and keeps the repetition history exact.
 
+With an endgame database (:mod:`awale.endgame`), a playout stops as soon as
+it reaches a position with at most the database's seeds on the board, and so
+does an iteration whose new node is one: the reward is the exact result the
+database gives (the sign of the captured lead plus the database's value), and
+with the solver that new node is proven at once.  The database solves the game
+in which a repetition splits the seeds on the board equally and ignores the
+history below the position probed; the rewards and proofs are exact for that
+game.
+
 Rewards are in [0, 1] (win 1, draw ½, loss 0).  A node's sum of rewards is
 counted from the point of view of the player who moved into it, so at every
 node the player to move picks the child with the best statistics for
@@ -35,6 +44,7 @@ import numpy as np
 
 from .._guard import Chunks, available_memory
 from .._jit import jit
+from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
 from ..game import Game
 from ..rules import (
     _R_GRAND_SLAM, DRAW, NORTH, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
@@ -175,8 +185,8 @@ class ChildStats:
 
 
 @jit
-def _reward(state, size, total):
-    """South's reward: the outcome of a finished game, or the capture difference of a cut-off one."""
+def _reward(state, size, total, endgame):
+    """South's reward: a finished game's outcome, the database's result, or a cut-off's capture difference."""
     outcome = state[size + 4]
     if outcome == SOUTH:
         return 1.0
@@ -184,6 +194,10 @@ def _reward(state, size, total):
         return 0.0
     if outcome == DRAW:
         return 0.5
+    exact = _probe(state, size, endgame)
+    if exact != _UNCOVERED:
+        mover = 1.0 if exact > 0 else (0.0 if exact < 0 else 0.5)
+        return mover if state[size + 2] == 0 else 1.0 - mover
     value = 0.5 + (state[size] - state[size + 1]) / total
     return min(1.0, max(0.0, value))
 
@@ -211,15 +225,21 @@ def _heavy_choice(state, params, out, count, rng, scratch):
 
 
 @jit(inline=False, allocates=False)
-def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch):
-    """Playout moves until the game ends, the cut-off is reached or the history is full.
+def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch,
+             endgame):
+    """Playout moves until the game ends, the cut-off is reached, the history is full or the
+    endgame database holds the position.
 
     Each move is recorded in ``played`` as ``player * n + action``.
-    Returns ``(length, count, moves_left, n_played)``.
+    Returns ``(length, count, moves_left, n_played)``; ``moves_left`` is 0
+    when the database holds the position reached (only a capture can bring
+    a position into it).
     """
     n = params[0]
     size = 2 * n
     capacity = keys.shape[0]
+    if _probe(state, size, endgame) != _UNCOVERED:
+        return length, count, 0, n_played
     while count > 0 and moves_left != 0 and length + 1 < capacity:
         if heavy:
             action = _heavy_choice(state, params, out, count, rng, scratch)
@@ -228,8 +248,10 @@ def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_
         if n_played < played.shape[0]:
             played[n_played] = state[size + 2] * n + action
             n_played += 1
-        _, length, count = advance(state, params, action, keys, boards, length, out)
+        captured, length, count = advance(state, params, action, keys, boards, length, out)
         moves_left -= 1
+        if captured > 0 and _probe(state, size, endgame) != _UNCOVERED:
+            return length, count, 0, n_played
     return length, count, moves_left, n_played
 
 
@@ -359,10 +381,11 @@ def _update_bounds(node, links, flags):
 
 @jit(inline=False)
 def _iterate(iterations, root_state, root_keys, root_boards, root_length, params, cfg, rng,
-             links, flags, value, gain, amaf_n, amaf_w, history, used):
+             links, flags, value, gain, amaf_n, amaf_w, history, used, endgame):
     """Run up to ``iterations`` iterations on the tree; return ``(iterations done, nodes used)``.
 
     Stops early when the tree is full or, with the solver, when the root is proven.
+    ``endgame`` is :func:`awale.endgame.probe_tables` (seeds -1: no database).
     """
     n = params[0]
     size = 2 * n
@@ -454,6 +477,12 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                     result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
                     flags[child, _LOWER] = result
                     flags[child, _UPPER] = result
+                elif solver:
+                    exact = _probe(state, size, endgame)
+                    if exact != _UNCOVERED:  # the database's result, for the player who moved here
+                        result = DRAWN if exact == 0 else (LOST if exact > 0 else WON)
+                        flags[child, _LOWER] = result
+                        flags[child, _UPPER] = result
                 node = child
                 break
             node = child
@@ -463,11 +492,12 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
             moves_left = cutoff if cutoff > 0 else -1
             while count > 0 and moves_left != 0:
                 length, count, moves_left, n_played = _rollout(
-                    state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch
+                    state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch,
+                    endgame,
                 )
                 if count > 0 and moves_left != 0:
                     keys, boards = _grown(keys, boards, length)
-            reward = _reward(state, size, total)
+            reward = _reward(state, size, total, endgame)
 
         # Backpropagation, with the AMAF statistics of RAVE along the way.
         seen[0] = 0
@@ -553,14 +583,23 @@ class SearchTree:
         rng: the kernels' random state (:func:`awale.rules.seed_rng`); it is
             advanced in place, so one generator can serve a whole match.
         capacity: nodes to allocate; one iteration adds at most one node.
+        endgame: an endgame database for the game's rules, whose positions end
+            playouts with their exact result (see the module docstring), or
+            None (the default).  Its values are shared, not copied.
 
     Raises:
-        ValueError: a finished game, or a capacity over :func:`max_nodes`.
+        ValueError: a finished game, a capacity over :func:`max_nodes`, or a
+            database for other rules.
     """
 
-    def __init__(self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int = 1024) -> None:
+    def __init__(
+        self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int = 1024,
+        endgame: Optional[EndgameDatabase] = None,
+    ) -> None:
         if game.game_finished:
             raise ValueError("cannot search from a finished game")
+        self._endgame = probe_tables(endgame, game.rules)
+        self.endgame = endgame
         self.game = game
         self.config = config
         self._cfg = config.vector()
@@ -645,7 +684,7 @@ class SearchTree:
             done, self.used = _iterate(
                 size, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
                 self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
-                self.history, self.used,
+                self.history, self.used, self._endgame,
             )
             self.iterations += int(done)
             total += int(done)
@@ -761,6 +800,7 @@ class SearchTree:
             return None
         tree = SearchTree.__new__(SearchTree)
         tree.game, tree.config, tree._cfg, tree._rng = game, self.config, self._cfg, self._rng
+        tree.endgame, tree._endgame = self.endgame, self._endgame
         tree.history = self.history
         tree._allocate(self.capacity)
         tree.used = int(

@@ -1,0 +1,193 @@
+"""The endgame database inside the searches: αβ scores the positions it holds, MCTS ends its playouts there."""
+
+import numpy as np
+import pytest
+
+from awale import Game, Rules
+from awale import endgame as eg
+from awale.agents import parse
+from awale.rules import seed_rng
+from awale.search.alphabeta import WIN, AlphaBeta
+from awale.search.mcts import SearchConfig, SearchTree
+
+# With the seeds left on the board counting for nobody, a repetition scores like the database's equal split:
+# the history-aware search and the database then solve the same game, and must agree exactly.
+NOBODY = Rules(pits_per_side=3, seeds_per_pit=4, collect_remaining=False)
+ABAPA_SMALL = Rules(pits_per_side=3, seeds_per_pit=4)
+S = 8
+
+
+@pytest.fixture(scope="module")
+def nobody():
+    return eg.build(NOBODY, S)
+
+
+@pytest.fixture(scope="module")
+def abapa_small():
+    return eg.build(ABAPA_SMALL, S)
+
+
+def _positions(rules, most, count, seed, least=1):
+    """Seeded random games, each stopped at its first position with at most ``most`` seeds on the board."""
+    rng = np.random.default_rng(seed)
+    found = []
+    while len(found) < count:
+        game = Game(rules=rules)
+        while not game.game_finished and sum(game.pits) > most:
+            game = game.step(int(rng.choice(game.legal_actions)))[0]
+        if not game.game_finished and sum(game.pits) >= least and len(game.legal_actions) > 1:
+            found.append(game)
+    return found
+
+
+def _result(database, game, action):
+    """The database's result (1, 0, -1) of ``action`` for the player to move, given the seeds captured."""
+    lead = game.captures[game.current_player] - game.captures[1 - game.current_player]
+    total = lead + database.action_values(game)[action]
+    return (total > 0) - (total < 0)
+
+
+def test_the_probe_is_the_captured_lead_plus_the_value(nobody):
+    probe_tables = eg.probe_tables(nobody, NOBODY)
+    for game in _positions(NOBODY, S, 40, seed=1):
+        lead = game.captures[game.current_player] - game.captures[1 - game.current_player]
+        assert eg._probe(game._state, 6, probe_tables) == lead + nobody.value(game)
+    game = _positions(NOBODY, S + 2, 1, seed=2, least=S + 1)[0]
+    assert eg._probe(game._state, 6, probe_tables) == eg._UNCOVERED  # too many seeds
+    assert eg._probe(game._state, 6, eg.probe_tables(None, NOBODY)) == eg._UNCOVERED  # no database
+
+
+def test_alphabeta_with_the_database_finds_the_exact_result(nobody):
+    """Positions a few seeds above the database, searched to the end with and without it."""
+    plain, probed = AlphaBeta(NOBODY), AlphaBeta(NOBODY, endgame=nobody)
+    probes = 0
+    for game in _positions(NOBODY, S + 3, 60, seed=3, least=S + 1):
+        expected = plain.result(game)
+        assert probed.result(game) == expected
+        probes += probed.probes
+        probed.clear()  # a full search, not answered by the table of the last one
+        found = probed.search(game)
+        assert found.exact and (found.value > 0) - (found.value < 0) == expected
+        assert found.probes == probed.probes > 0
+    assert probes > 0 and plain.probes == 0
+
+
+def test_a_wrong_database_changes_the_search(nobody):
+    """The search does read the table: negate every value and the results change."""
+    wrong = eg.EndgameDatabase(NOBODY, S)
+    wrong._values = -np.array(nobody.values)
+    plain, probed = AlphaBeta(NOBODY), AlphaBeta(NOBODY, endgame=wrong)
+    games = _positions(NOBODY, S + 3, 30, seed=3, least=S + 1)
+    assert any(plain.result(g) != probed.result(g) for g in games)
+
+
+def test_alphabeta_scores_a_probed_position_as_a_finished_game(nobody):
+    """At depth 1 every child is probed: its score is the win, draw or loss the database gives."""
+    searcher = AlphaBeta(NOBODY, endgame=nobody)
+    for game in _positions(NOBODY, S, 30, seed=4):
+        values = searcher.action_values(game, depth=1)
+        for action, value in values.items():
+            result = _result(nobody, game, action)
+            assert (value > 0) - (value < 0) == result
+            assert result == 0 or abs(value) > WIN
+        assert searcher.probes == len(values) - sum(game.step(a)[0].game_finished for a in values)
+
+
+def test_abapa_disagreements_come_from_repetitions_only(abapa_small):
+    """Under the Abapa rules the probed search may differ from the exact one only by the repetition rule.
+
+    Whenever the two disagree, the database's own game (repetitions split
+    equally), searched move by move, must give the probed search's result.
+    """
+    plain, probed = AlphaBeta(ABAPA_SMALL), AlphaBeta(ABAPA_SMALL, endgame=abapa_small)
+    agree = 0
+    for game in _positions(ABAPA_SMALL, S, 60, seed=5):
+        expected, found = plain.result(game), probed.result(game)
+        agree += expected == found
+        lead = game.captures[game.current_player] - game.captures[1 - game.current_player]
+        board = np.roll(game.pits, -3 * game.current_player)
+        replayed = eg._search_value(abapa_small, board, False, 10**6)
+        assert found == (lead + replayed > 0) - (lead + replayed < 0)
+    assert agree >= 50
+
+
+def test_uct_plays_a_winning_move_where_the_database_says_the_mover_wins(nobody):
+    """Below the database every expansion is rewarded exactly: UCT's most visited move wins."""
+    won = 0
+    for game in _positions(NOBODY, S, 80, seed=6):
+        results = {a: _result(nobody, game, a) for a in game.legal_actions}
+        if max(results.values()) <= 0 or min(results.values()) > 0:
+            continue
+        won += 1
+        tree = SearchTree(game, SearchConfig(), seed_rng(7), capacity=2001, endgame=nobody)
+        tree.run(2000)
+        assert results[tree.best_action()] == 1
+        solved = SearchTree(game, SearchConfig(solver=True), seed_rng(7), capacity=2001, endgame=nobody)
+        solved.run(2000)
+        assert solved.proven_root == "win" and results[solved.best_action()] == 1
+        assert solved.iterations <= len(game.legal_actions)  # every child proven on expansion
+    assert won >= 10
+
+
+def test_the_solver_with_the_database_proves_the_exact_result(nobody):
+    """Above the database, a root the solver proves has αβ's exact result."""
+    exact = AlphaBeta(NOBODY)
+    proven = 0
+    for game in _positions(NOBODY, S + 3, 40, seed=8, least=S + 1):
+        tree = SearchTree(game, SearchConfig(solver=True), seed_rng(9), capacity=20001, endgame=nobody)
+        tree.run(20000)
+        if tree.proven_root:
+            proven += 1
+            assert {"win": 1, "draw": 0, "loss": -1}[tree.proven_root] == exact.result(game)
+    assert proven >= 20
+
+
+def test_the_playouts_stop_at_the_database(nobody):
+    """A new node the database holds is rewarded with its exact result, not by a random playout."""
+    checked = 0
+    for game in _positions(NOBODY, S, 20, seed=10):
+        moves = len(game.legal_actions)
+        tree = SearchTree(game, SearchConfig(), seed_rng(11), capacity=moves + 1, endgame=nobody)
+        tree.run(moves)  # one iteration per root move: each expands one child and scores it
+        for child in tree.children():
+            assert child.visits == 1
+            assert child.mean == {1: 1.0, 0: 0.5, -1: 0.0}[_result(nobody, game, child.action)]
+            checked += 1
+    assert checked >= 40
+
+
+def test_the_table_is_shared_and_loaded_lazily(nobody, tmp_path):
+    path = str(tmp_path / "small.db")
+    nobody.save(path)
+    database = eg.load(path)
+    assert database._values is None  # the header only
+    searcher = AlphaBeta(NOBODY, endgame=database)
+    tree = SearchTree(Game(rules=NOBODY), SearchConfig(), seed_rng(1), endgame=database)
+    assert np.shares_memory(searcher._endgame[1], database.values)
+    assert np.shares_memory(tree._endgame[1], database.values)
+    assert not searcher._endgame[1].flags.writeable
+
+
+def test_bad_databases_are_value_errors(nobody):
+    with pytest.raises(ValueError, match="the endgame database is for"):
+        AlphaBeta(ABAPA_SMALL, endgame=nobody)
+    with pytest.raises(ValueError, match="the endgame database is for"):
+        SearchTree(Game(rules=ABAPA_SMALL), SearchConfig(), seed_rng(1), endgame=nobody)
+    with pytest.raises(ValueError, match="endgame must be an awale.endgame.EndgameDatabase"):
+        AlphaBeta(NOBODY, endgame="endgame15.db")
+
+
+def test_agents_search_with_the_database(nobody, tmp_path):
+    """An agent given the file probes it below the root, and plays as before without it."""
+    path = str(tmp_path / "small.db")
+    nobody.save(path)
+    game = _positions(NOBODY, S + 3, 1, seed=12, least=S + 2)[0]
+    agent = parse(f"minimax(depth=6, endgame='{path}')")
+    agent.act(game)
+    assert agent.last_search.probes > 0
+    plain = parse("minimax(depth=6)")
+    plain.act(game)
+    assert plain.last_search.probes == 0
+    uct = parse(f"uct(iterations=500, solver=True, endgame='{path}', seed=1)")
+    uct.act(game)
+    assert uct.tree.endgame is not None and uct.tree.endgame.path == path
