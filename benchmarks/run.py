@@ -10,12 +10,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import champion  # noqa: E402
+import endgame  # noqa: E402
 import mcts  # noqa: E402
 import playouts  # noqa: E402
 
 BENCHMARKS = {
     "playouts": lambda args: playouts.run(budget=args.seconds),
     "mcts": lambda args: mcts.run(games_per_match=args.games),
+    "endgame": lambda args: endgame.run(),
     "champion": lambda args: champion.run(games=args.games),
 }
 

@@ -7,11 +7,13 @@ compared with the database: an *error* is a move whose value is below the best,
 and the *seeds lost* are the difference; a *result error* is a move whose result
 (win, draw or loss, given the seeds already captured: the sign of the captured lead
 plus the move's value, by the captures question of chapter 6) is below the best.
-Writes ``agents.csv`` beside this script.
+Writes ``agents.csv`` beside this script, with the sum of the squared seeds lost
+(for their variance) and the seconds each agent took over all the positions.
 """
 
 import argparse
 import os
+import time
 
 from awale import Game
 from awale import endgame as eg
@@ -20,14 +22,12 @@ from awale.agents import parse
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = [
     ("greedy", "greedy", 0),
-    ("minimax", "minimax(depth={})", 2), ("minimax", "minimax(depth={})", 4),
-    ("minimax", "minimax(depth={})", 6), ("minimax", "minimax(depth={})", 8),
-    ("flat", "flat(iterations={}, seed=1)", 1000),
-    ("mcts", "mcts(iterations={}, seed=1)", 1000),
-    ("uct", "uct(iterations={}, seed=1)", 100), ("uct", "uct(iterations={}, seed=1)", 1000),
-    ("uct", "uct(iterations={}, seed=1)", 10000),
-    ("uct solver", "uct(iterations={}, solver=True, seed=1)", 1000),
-    ("uct solver", "uct(iterations={}, solver=True, seed=1)", 10000),
+    *[("minimax", "minimax(depth={})", d) for d in range(2, 11)],
+    *[("flat", "flat(iterations={}, seed=1)", b) for b in (100, 1000, 10000)],
+    *[("mcts", "mcts(iterations={}, seed=1)", b) for b in (100, 1000, 10000)],
+    *[("uct", "uct(iterations={}, seed=1)", b) for b in (100, 300, 1000, 3000, 10000, 30000)],
+    *[("uct solver", "uct(iterations={}, solver=True, seed=1)", b) for b in (1000, 10000, 30000)],
+    *[("uct greedy playouts", "uct(iterations={}, playout='greedy', seed=1)", b) for b in (1000, 10000)],
 ]
 
 
@@ -58,7 +58,8 @@ def main():
     games = positions(database, args.positions)
     rows = []
     for family, spec, budget in AGENTS:
-        errors = lost = wrong = 0
+        errors = lost = squares = wrong = 0
+        start = time.perf_counter()
         for game in games:
             values = database.action_values(game)
             agent = parse(spec.format(budget))
@@ -66,13 +67,15 @@ def main():
             best = max(values.values())
             errors += values[move] < best
             lost += best - values[move]
+            squares += (best - values[move]) ** 2
             mover, other = game.captures[game.current_player], game.captures[1 - game.current_player]
             lead = mover - other
             wrong += _sign(lead + values[move]) < _sign(lead + best)
-        rows.append((family, spec.format(budget), budget, len(games), errors, lost, wrong))
+        seconds = round(time.perf_counter() - start, 1)
+        rows.append((family, spec.format(budget), budget, len(games), errors, lost, squares, wrong, seconds))
         print(rows[-1], flush=True)
     with open(os.path.join(HERE, "agents.csv"), "w") as out:
-        out.write("family,spec,budget,positions,errors,seeds_lost,result_errors\n")
+        out.write("family,spec,budget,positions,errors,seeds_lost,seeds_lost_squares,result_errors,seconds\n")
         for row in rows:
             out.write(",".join(f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in row) + "\n")
 

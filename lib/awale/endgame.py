@@ -36,6 +36,11 @@ separators, ranked in co-lexicographic order) after the
 The file is a 16-byte magic line, a JSON header (rules, seeds, format
 version, count, SHA-256 of the values) and the values; :func:`load` reads
 the header and maps the values only when a position is first looked up.
+
+The searches (:mod:`awale.search.alphabeta`, :mod:`awale.search.mcts`)
+probe the database from their compiled kernels: :func:`probe_tables` hands
+them the mapped values (shared, not copied) and the ranking tables, and a
+probe looks a position up by the same perfect hash.
 """
 
 from __future__ import annotations
