@@ -53,3 +53,31 @@ def test_it_refuses_what_it_cannot_follow():
 def test_bad_parameters_are_named(spec, message):
     with pytest.raises(ValueError, match=message):
         parse(spec)
+
+
+def test_openspiel_alphabeta_is_the_same_search_as_ours_on_captures():
+    """Both search the capture difference to a fixed depth: each move it picks has our search's best value."""
+    from awale.search.alphabeta import action_values
+
+    agent = parse("openspiel_alphabeta(depth=3)")
+    game = Game()
+    for ply in range(30):
+        action = agent.act(game)
+        values = action_values(game, 3)
+        assert values[action] == max(values.values()), (ply, game)
+        game = game.step(action)[0]
+        if game.game_finished:
+            break
+        game = game.step(game.legal_actions[ply % len(game.legal_actions)])[0]
+        if game.game_finished:
+            break
+
+
+def test_openspiel_alphabeta_replays_and_refuses_what_it_cannot_follow():
+    first = play(parse("openspiel_alphabeta(depth=2)"), parse("greedy(eps=0.5)"), seed=4)
+    again = play(parse("openspiel_alphabeta(depth=2)"), parse("greedy(eps=0.5)"), seed=4)
+    assert first.moves == again.moves
+    with pytest.raises(ValueError, match="Abapa"):
+        parse("openspiel_alphabeta").act(Game(rules=Rules(pits_per_side=4)))
+    with pytest.raises(ValueError, match="at most 20"):
+        parse("openspiel_alphabeta(depth=21)")
