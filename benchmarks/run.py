@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import champion  # noqa: E402
 import endgame  # noqa: E402
+import evaluation  # noqa: E402
 import mcts  # noqa: E402
 import playouts  # noqa: E402
 
@@ -18,6 +19,7 @@ BENCHMARKS = {
     "playouts": lambda args: playouts.run(budget=args.seconds),
     "mcts": lambda args: mcts.run(games_per_match=args.games),
     "endgame": lambda args: endgame.run(),
+    "evaluation": lambda args: evaluation.run(),
     "champion": lambda args: champion.run(games=args.games),
 }
 

@@ -1,0 +1,87 @@
+"""The cost of knowledge: αβ and UCT with the fitted evaluation beside the same searches without it.
+
+Positions come from seeded random games (0 to 40 plies in).  αβ searches each
+to depth 10 with a fresh table: positions visited per second, and positions
+visited in all (quiescence visits more).  UCT runs 5,000 iterations from each:
+iterations per second with evaluated leaves (no playout, and a 4-ply playout
+then the evaluation) against random playouts to the end.  Strength at equal
+time is measured by ``benchmarks/champion.py`` and the experiments.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Callable, List, Tuple
+
+import numpy as np
+
+from awale import Game
+from awale.evaluation import load_evaluation
+from awale.rules import seed_rng
+from awale.search.alphabeta import AlphaBeta
+from awale.search.mcts import SearchConfig, SearchTree
+
+__all__ = ["run"]
+
+POSITIONS = 12
+DEPTH = 10
+ITERATIONS = 5000
+
+
+def _positions() -> List[Game]:
+    rng = np.random.default_rng(1)
+    found = []
+    while len(found) < POSITIONS:
+        game = Game()
+        for _ in range(int(rng.integers(0, 40))):
+            if game.game_finished:
+                break
+            game = game.step(int(rng.choice(game.legal_actions)))[0]
+        if not game.game_finished:
+            found.append(game)
+    return found
+
+
+def _alphabeta(games: List[Game], **options) -> Tuple[float, int]:
+    """Positions per second and positions in all over the searches of ``games``."""
+    AlphaBeta(games[0].rules, **options)  # compile, or load, first
+    nodes, seconds = 0, 0.0
+    for game in games:
+        searcher = AlphaBeta(game.rules, **options)
+        start = time.perf_counter()
+        nodes += searcher.search(game, DEPTH).nodes
+        seconds += time.perf_counter() - start
+    return nodes / seconds, nodes
+
+
+def _uct(games: List[Game], config: SearchConfig) -> float:
+    """Iterations per second over the searches of ``games``."""
+    SearchTree(games[0], config, seed_rng(0)).run(10)
+    seconds = 0.0
+    for k, game in enumerate(games):
+        tree = SearchTree(game, config, seed_rng(k), capacity=ITERATIONS + 1)
+        start = time.perf_counter()
+        tree.run(ITERATIONS)
+        seconds += time.perf_counter() - start
+    return len(games) * ITERATIONS / seconds
+
+
+def run() -> List[str]:
+    games = _positions()
+    evaluation = load_evaluation()
+    weights = tuple(evaluation.weights)
+    lines = [f"# αβ to depth {DEPTH} and UCT ({ITERATIONS:,} iterations) on {POSITIONS} positions"]
+    plain_rate, plain_nodes = _alphabeta(games)
+    lines.append(f"  αβ, capture difference            {plain_rate:>12,.0f} positions/s  {plain_nodes:>10,} positions")
+    for label, options in (("αβ, evaluation", dict(evaluation=evaluation)),
+                           ("αβ, evaluation + quiescence 4", dict(evaluation=evaluation, quiescence=4))):
+        rate, nodes = _alphabeta(games, **options)
+        lines.append(f"  {label:<33} {rate:>12,.0f} positions/s  {nodes:>10,} positions"
+                     f"  ({rate / plain_rate:.2f}x the rate, {nodes / plain_nodes:.2f}x the positions)")
+    playouts = _uct(games, SearchConfig())
+    lines.append(f"  UCT, random playouts              {playouts:>12,.0f} iterations/s")
+    for label, config in (("UCT, evaluated leaves", SearchConfig(evaluation=weights)),
+                          ("UCT, 4 plies then evaluation", SearchConfig(evaluation=weights, cutoff=4))):
+        rate = _uct(games, config)
+        lines.append(f"  {label:<33} {rate:>12,.0f} iterations/s  ({rate / playouts:.2f}x)")
+    return lines
