@@ -29,7 +29,7 @@ def run(games: int = 100, times: Sequence[float] = TIMES, store: Optional[str] =
     for seconds in times:
         champion, uct = f"champion(time={seconds})", f"uct(time={seconds})"
         keys = pair_keys(champion, uct, games, seed=17)
-        run_games(keys, path, "champion-vs-uct", workers=workers or default_workers(), batch_size=1)
+        run_games(keys, path, "champion-vs-uct", workers=default_workers() if workers is None else workers, batch_size=1)
         with Store(path, create=False) as kept:
             frame = kept.load("champion-vs-uct")
         frame = frame[frame["seed"].isin({key.seed for key in keys})
