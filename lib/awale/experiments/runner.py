@@ -80,6 +80,7 @@ from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequenc
 
 import numpy as np
 
+from .._guard import available_cores
 from ..agents import parse
 from ..match import MatchRecord, play
 from ..rules import Rules, as_rules
@@ -529,10 +530,7 @@ class _Dask:
 
 def default_workers() -> int:
     """The number of cores this process may use (at least 1)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 @contextlib.contextmanager
