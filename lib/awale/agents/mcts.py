@@ -14,7 +14,8 @@ import numpy as np
 
 from ..game import Game
 from ..rules import random_playouts, seed_rng
-from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
+from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, check_tree_size, max_nodes
+from ..search.parallel import SCHEMES, check_parallel, resolve_threads, search_tree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
 from .endgame import endgame_action, endgame_param
 
@@ -86,11 +87,26 @@ class _TreeSearcher(_Searcher):
 
     def validate(self) -> None:
         super().validate()
-        if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
-            try:
-                check_tree_size(self.budget_iterations + 1, self.config())
-            except ValueError as error:
-                raise ValueError(f"{self.name}: {error}") from None
+        try:
+            check_parallel(self.threads, self.parallel, self.config())
+            threads = resolve_threads(self.threads)
+            if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
+                if threads > 1 and self.parallel == "root":  # one tree per thread, each its share of memory
+                    check_tree_size(-(-self.budget_iterations // threads) + 1, self.config(), threads)
+                else:
+                    check_tree_size(self.budget_iterations + 1, self.config())
+        except ValueError as error:
+            raise ValueError(f"{self.name}: {error}") from None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether a game of this agent replays move for move from its seed on any machine.
+
+        Not with a time budget, nor on several threads by tree or leaf
+        parallelisation (the threads' order varies), nor with ``threads=0``
+        (the number of threads depends on the machine).
+        """
+        return self.time is None and (self.threads == 1 or (self.threads > 1 and self.parallel == "root"))
 
     def config(self) -> SearchConfig:
         raise NotImplementedError
@@ -111,7 +127,8 @@ class _TreeSearcher(_Searcher):
             ):
                 tree = None  # the kept subtree and this search would not fit in memory: start afresh
         if tree is None:
-            tree = SearchTree(game, self.config(), self._rng, capacity=(self.budget_iterations or 4096) + 1)
+            tree = search_tree(game, self.config(), self._rng, (self.budget_iterations or 4096) + 1, self.threads,
+                               self.parallel)
         if self.time is not None:
             tree.run_for(self.time)
         else:
@@ -133,6 +150,11 @@ class _TreeSearcher(_Searcher):
 
 
 _REUSE = Param("reuse", bool, False, doc="keep the subtree of the position reached between moves")
+_THREADS = (
+    Param("threads", int, 1, minimum=0, maximum=1024, doc="threads to search with (0: every core)"),
+    Param("parallel", str, "root", choices=SCHEMES,
+          doc="with several threads: independent trees (root), one shared tree (tree), playouts per leaf (leaf)"),
+)
 
 
 @register
@@ -145,7 +167,7 @@ class MCTS(_TreeSearcher):
     """
 
     name = "mcts"
-    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param(), endgame_param())
+    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, *_THREADS, seed_param(), endgame_param())
     final = "mean"
 
     def config(self) -> SearchConfig:
@@ -165,6 +187,11 @@ class UCT(_TreeSearcher):
     propagate up the tree, and proven moves are played (Winands et al. 2008;
     score bounds: Cazenave & Saffidine 2010).  The move played is the most
     visited child.
+
+    ``threads=K`` searches on K threads (0: every core) by root, tree or
+    leaf parallelisation (``parallel``; Chaslot, Winands & van den Herik
+    2008; :mod:`awale.search.parallel`).  Root parallelisation with an
+    iteration budget replays move for move; the other two do not.
     """
 
     name = "uct"
@@ -179,6 +206,7 @@ class UCT(_TreeSearcher):
         Param("rave", float, 0.0, minimum=0.0, doc="RAVE equivalence parameter k (0: no RAVE)"),
         Param("solver", bool, False, doc="MCTS-Solver with score bounds: prove wins, losses and draws"),
         _REUSE,
+        *_THREADS,
         seed_param(),
         endgame_param(),
     )

@@ -1,5 +1,9 @@
 """Atomic operations on array entries, for kernels that several threads run on shared arrays.
 
+Also :func:`relax`, for a thread that waits for another by spinning: it
+gives the core away (``sched_yield``), so that on a machine with more
+threads than free cores the thread waited for can run.
+
 Compiled, :func:`atomic_add` and :func:`atomic_cas` are single LLVM
 ``atomicrmw`` and ``cmpxchg`` instructions (sequentially consistent), so
 threads that update the same entry lose no update and a compare-and-swap
@@ -11,11 +15,12 @@ Python, where the same functions take one lock: slower, but just as atomic.
 
 from __future__ import annotations
 
+import os
 import threading
 
 from .._jit import COMPILED
 
-__all__ = ["atomic_add", "atomic_cas", "atomic_load"]
+__all__ = ["atomic_add", "atomic_cas", "atomic_load", "relax"]
 
 _LOCK = threading.Lock()
 
@@ -42,10 +47,16 @@ def atomic_load(array, index):
     return atomic_add(array, index, 0)
 
 
+def relax() -> None:
+    """Let another thread run on this core (``sched_yield``): called by a thread that waits by spinning."""
+    os.sched_yield() if hasattr(os, "sched_yield") else None
+
+
 if COMPILED:  # pragma: no branch - depends on the environment
     from numba import types
     from numba.core import cgutils
     from numba.extending import intrinsic, overload
+    from llvmlite import ir
 
     def _pointer(context, builder, array_type, array, index_type, index):
         """The LLVM pointer to ``array[index]``."""
@@ -90,3 +101,16 @@ if COMPILED:  # pragma: no branch - depends on the environment
     @overload(atomic_load, jit_options={"nogil": True})
     def _atomic_load(array, index):
         return lambda array, index: _add(array, index, 0)
+
+    @intrinsic
+    def _sched_yield(typingctx):
+        def codegen(context, builder, signature, args):
+            function = ir.FunctionType(ir.IntType(32), [])
+            builder.call(cgutils.get_or_insert_function(builder.module, function, "sched_yield"), [])
+            return context.get_dummy_value()
+
+        return types.none(), codegen
+
+    @overload(relax, jit_options={"nogil": True})
+    def _relax():
+        return lambda: _sched_yield()

@@ -59,7 +59,7 @@ from .._guard import available_cores
 from .._jit import jit
 from ..game import Game
 from ..rules import _below, _copy_history, _grown, _next_u32, legal_actions, seed_rng
-from ._atomic import atomic_add, atomic_cas, atomic_load
+from ._atomic import atomic_add, atomic_cas, atomic_load, relax
 from .mcts import (
     _ACTION, _CUTOFF, _FIRST, _HEAVY, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
     _RESULTS, _UNTRIED, _UPPER, _VISITS, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree, _bit_count,
@@ -73,6 +73,9 @@ SCHEMES = ("root", "tree", "leaf")
 
 # Entries of the int64 ``sync`` array of leaf parallelisation.
 _GEN, _DONE, _ACTIVE, _DEPTH, _STOP = range(5)
+
+# Polls of a waiting thread before it yields its core (a few microseconds: about a playout).
+_SPINS = 2000
 
 
 def resolve_threads(threads: int) -> int:
@@ -249,6 +252,7 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
         elif atomic_load(links, (node, _FIRST)) < 0:
             if atomic_load(control, 0) != 0:
                 break
+            relax()
             continue  # another thread is linking this node's first child
         else:
             child = _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng)
@@ -389,8 +393,11 @@ def _iterate_leaf(iterations, threads, sync, control, path, root_state, root_key
                                     scratch)
         _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
                        amaf_w, history, seen)
+        spins = 0
         while atomic_load(sync, _DONE) < active - 1 and atomic_load(control, 0) == 0:
-            pass  # wait for the helpers' playouts
+            spins += 1  # wait for the helpers' playouts: spin a little, then give the core away
+            if spins > _SPINS:
+                relax()
         done += active
     atomic_add(sync, _STOP, 1)
     return done
@@ -404,6 +411,7 @@ def _leaf_helper(index, sync, control, path, root_state, root_keys, root_boards,
     root_player = root_state[2 * n + 2]
     state, keys, boards, out, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
     generation = 0
+    spins = 0
     while True:
         published = atomic_load(sync, _GEN)
         if published != generation:
@@ -422,9 +430,13 @@ def _leaf_helper(index, sync, control, path, root_state, root_keys, root_boards,
                 _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
                                amaf_n, amaf_w, history, seen)
                 atomic_add(sync, _DONE, 1)
+            spins = 0
             continue
         if atomic_load(sync, _STOP) != 0 or atomic_load(control, 0) != 0:
             return generation
+        spins += 1
+        if spins > _SPINS:
+            relax()
 
 
 # --------------------------------------------------------------------------- the Python side
