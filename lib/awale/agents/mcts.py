@@ -88,7 +88,7 @@ class _TreeSearcher(_Searcher):
     def validate(self) -> None:
         super().validate()
         try:
-            check_parallel(self.threads, self.parallel, self.config())
+            check_parallel(self.threads, self.parallel)
             threads = resolve_threads(self.threads)
             if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
                 if threads > 1 and self.parallel == "root":  # one tree per thread, each its share of memory

@@ -34,13 +34,14 @@ children by compare-and-swap (Enzenberger & Müller's rule: a node becomes
 visible only when complete).  Readers take no lock: they see the list
 before or after an insertion, both consistent.  What remains racy is
 benign: a thread may read a mean whose reward has not yet been added.  The
+solver's bounds are moved by compare-and-swap and only ever tighten, and a
+node counts a move as expanded only once its child is linked, so a bound
+computed while another thread expands the node is still sound.  The
 helpers of leaf parallelisation wait for their work by spinning on a
-generation counter.
+generation counter, giving their core away after a few microseconds.
 
 Neither tree nor leaf parallelisation with several threads is reproducible
-move for move (the order in which threads reach the tree varies), and the
-solver is refused with them (its bounds are updated from several children
-at once, which would need a lock per node).
+move for move: the order in which threads reach the tree varies.
 
 References:
     Chaslot, Winands & van den Herik (2008), Parallel Monte-Carlo tree search.
@@ -60,9 +61,10 @@ from .._jit import jit
 from ..game import Game
 from ..rules import _below, _copy_history, _grown, _next_u32, legal_actions, seed_rng
 from ._atomic import atomic_add, atomic_cas, atomic_load, relax
+from ..rules import DRAW
 from .mcts import (
     _ACTION, _CUTOFF, _FIRST, _HEAVY, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
-    _RESULTS, _UNTRIED, _UPPER, _VISITS, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree, _bit_count,
+    _RESULTS, _SOLVER, _UNTRIED, _UPPER, _VISITS, DRAWN, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree, _bit_count,
     _descend, _nth_bit, _reward, _rollout, _select, check_tree_size, choose_action,
 )
 
@@ -83,8 +85,10 @@ def resolve_threads(threads: int) -> int:
     return available_cores() if threads == 0 else int(threads)
 
 
-def check_parallel(threads: int, scheme: str, config: SearchConfig) -> None:
-    """Refuse a scheme that does not exist, or one that cannot run ``config`` on ``threads`` threads.
+def check_parallel(threads: int, scheme: str) -> None:
+    """Refuse a scheme that does not exist, or a number of threads that is not one.
+
+    Every option of :class:`SearchConfig` works with every scheme.
 
     Raises:
         ValueError: naming what was wrong.
@@ -93,11 +97,6 @@ def check_parallel(threads: int, scheme: str, config: SearchConfig) -> None:
         raise ValueError(f"parallel must be one of {', '.join(map(repr, SCHEMES))}, got {scheme!r}")
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise ValueError(f"threads must be a non-negative integer (0: every core), got {threads!r}")
-    if resolve_threads(threads) > 1 and scheme != "root" and config.solver:
-        raise ValueError(
-            f"the solver cannot run with parallel={scheme!r} on several threads (its bounds would need a lock per "
-            "node); use parallel='root' or threads=1"
-        )
 
 
 def search_tree(game: Game, config: SearchConfig, rng: np.ndarray, capacity: int, threads: int = 1,
@@ -113,7 +112,7 @@ def search_tree(game: Game, config: SearchConfig, rng: np.ndarray, capacity: int
     Raises:
         ValueError: see :func:`check_parallel`, and the tree size limits.
     """
-    check_parallel(threads, scheme, config)
+    check_parallel(threads, scheme)
     threads = resolve_threads(threads)
     if threads == 1:
         return SearchTree(game, config, rng, capacity=capacity)
@@ -168,7 +167,7 @@ def _in_threads(tasks: Sequence[Callable[[], object]], stop: Callable[[], None])
 
 @jit(inline=False)
 def _work_arrays(root_state, root_length, size, capacity):
-    """The per-thread arrays of an iteration: state, history, actions, path and playout records."""
+    """The per-thread arrays of an iteration: state, history, actions, path, legal moves along it, playout records."""
     room = 256
     while room < 2 * (root_length + 1):
         room *= 2
@@ -177,10 +176,11 @@ def _work_arrays(root_state, root_length, size, capacity):
     boards = np.empty((room, size + 1), dtype=np.int64)
     out = np.empty(size // 2, dtype=np.int64)
     path = np.empty(capacity + 1, dtype=np.int64)
+    legal = np.empty(capacity + 1, dtype=np.int64)
     played = np.empty(_MAX_RECORDED, dtype=np.int64)
     scratch = np.empty(size + size // 2, dtype=np.int64)
     seen = np.zeros(2, dtype=np.int64)
-    return state, keys, boards, out, path, played, scratch, seen
+    return state, keys, boards, out, path, legal, played, scratch, seen
 
 
 @jit
@@ -220,23 +220,33 @@ def _give_back(flags, node, action):
 @jit(inline=False)
 def _descend_shared(weight, control, root_state, root_keys, root_boards, root_length, params, cfg, rng,
                     links, flags, value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path,
-                    played):
+                    legal, played):
     """Select and expand in the shared tree, counting ``weight`` visits on the way down (virtual loss).
 
-    Fills ``path[0..depth]`` and ``played``; returns ``(depth, length,
-    count, n_played, keys, boards)``, ``count`` being the legal actions of
-    the position reached (0 if the game is over there).
+    Fills ``path[0..depth]``, the number of legal moves at each node of it
+    (``legal``) and ``played``; returns ``(depth, length, count, n_played,
+    reward, keys, boards)``: ``count`` is the legal actions of the position
+    reached (0 if the game is over there), ``reward`` South's reward if the
+    solver has proven that position, otherwise -1.
     """
     n = params[0]
     size = 2 * n
     capacity = links.shape[0]
+    solver = cfg[_SOLVER] != 0
+    root_player = root_state[size + 2]
     length, count = _start(root_state, root_keys, root_boards, root_length, params, state, keys, boards, out)
     node = 0
     depth = 0
     path[0] = 0
+    legal[0] = count
     n_played = 0
+    reward = -1.0
     atomic_add(links, (0, _VISITS), weight)
     while count > 0:
+        if solver and depth > 0:
+            reward = _proven_reward(node, depth, root_player, flags)
+            if reward >= 0:
+                break
         player = state[size + 2]
         mask = atomic_load(flags, (node, _UNTRIED))
         expand = False
@@ -262,6 +272,7 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
         )
         depth += 1
         path[depth] = child
+        legal[depth] = count
         if expand:
             # Fill the node in, then publish it at the head of its parent's children.
             links[child, _PARENT] = node
@@ -279,6 +290,11 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
             if amaf_n.shape[0] == capacity:
                 amaf_n[child] = 0
                 amaf_w[child] = 0.0
+            if solver and count == 0:
+                outcome = state[size + 4]
+                result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
+                flags[child, _LOWER] = result
+                flags[child, _UPPER] = result
             first = atomic_load(links, (node, _FIRST))
             while True:
                 links[child, _NEXT] = first
@@ -289,7 +305,57 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
             break
         atomic_add(links, (child, _VISITS), weight)
         node = child
-    return depth, length, count, n_played, keys, boards
+    return depth, length, count, n_played, reward, keys, boards
+
+
+@jit
+def _proven_reward(node, depth, root_player, flags):
+    """South's reward at ``node`` (``depth`` plies below the root) if the solver has proven it, else -1."""
+    if flags[node, _LOWER] != flags[node, _UPPER]:
+        return -1.0
+    proven = flags[node, _LOWER]
+    mover_reward = 1.0 if proven == WON else (0.0 if proven == LOST else 0.5)
+    return mover_reward if root_player ^ ((depth - 1) & 1) == 0 else 1.0 - mover_reward
+
+
+@jit
+def _tighten(flags, node, column, bound, better):
+    """Move ``flags[node, column]`` to ``bound`` if that is tighter (``better``: 1 raises, -1 lowers it).
+
+    Returns whether it moved.  Bounds only tighten, whatever the order of the threads' updates.
+    """
+    current = atomic_load(flags, (node, column))
+    while (bound - current) * better > 0:
+        found = atomic_cas(flags, (node, column), current, bound)
+        if found == current:
+            return True
+        current = found
+    return False
+
+
+@jit(inline=False, allocates=False)
+def _update_bounds_shared(node, legal, links, flags):
+    """The solver's bounds of ``node`` from its children's, in a tree other threads grow meanwhile.
+
+    As :func:`awale.search.mcts._update_bounds`, but a move counts as
+    expanded only once its child is linked (``legal`` moves in all), so a
+    child being linked by another thread cannot be missed; and each bound
+    only tightens.  Returns whether a bound changed.
+    """
+    best_lower = LOST
+    best_upper = LOST
+    linked = 0
+    child = links[node, _FIRST]
+    while child >= 0:
+        best_lower = max(best_lower, flags[child, _LOWER])
+        best_upper = max(best_upper, flags[child, _UPPER])
+        linked += 1
+        child = links[child, _NEXT]
+    if linked < legal:
+        best_upper = WON
+    raised = _tighten(flags, node, _LOWER, LOST + WON - best_upper, 1)
+    lowered = _tighten(flags, node, _UPPER, LOST + WON - best_lower, -1)
+    return raised or lowered
 
 
 @jit(inline=False)
@@ -308,9 +374,9 @@ def _playout(state, params, cfg, keys, boards, length, out, count, rng, played, 
 
 
 @jit(inline=False, allocates=False)
-def _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
+def _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
                    amaf_w, history, seen):
-    """Add ``reward`` along ``path`` (the visits were counted on the way down), with AMAF and history."""
+    """Add ``reward`` along ``path`` (the visits were counted on the way down), with AMAF, history and bounds."""
     rave = cfg[_RAVE] > 0
     seen[0] = 0
     seen[1] = 0
@@ -336,6 +402,16 @@ def _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, l
             player = played[k] // n
             atomic_add(history, (player, 0, played[k] % n), reward if player == 0 else 1.0 - reward)
             atomic_add(history, (player, 1, played[k] % n), 1.0)
+    if cfg[_SOLVER] != 0:
+        for d in range(depth - 1, -1, -1):
+            if not _update_bounds_shared(path[d], legal[d], links, flags) and d < depth - 1:
+                break
+
+
+@jit
+def _root_open(flags):
+    """Whether the root is not proven yet (the search stops once it is)."""
+    return atomic_load(flags, (0, _LOWER)) != atomic_load(flags, (0, _UPPER))
 
 
 @jit(inline=False)
@@ -343,56 +419,61 @@ def _iterate_tree(iterations, counter, control, root_state, root_keys, root_boar
                   rng, links, flags, value, gain, amaf_n, amaf_w, history, used):
     """One thread of tree parallelisation: iterations until ``counter`` reaches ``iterations``; return how many.
 
-    Stops early when the tree is full or ``control[0]`` is set.
+    Stops early when the tree is full, the root proven or ``control[0]`` set.
     """
     n = params[0]
     capacity = links.shape[0]
     root_player = root_state[2 * n + 2]
-    state, keys, boards, out, path, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, capacity)
+    state, keys, boards, out, path, legal, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n,
+                                                                                capacity)
     done = 0
-    while atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity:
+    while atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity and _root_open(flags):
         if atomic_add(counter, 0, 1) >= iterations:
             break
-        depth, length, count, n_played, keys, boards = _descend_shared(
+        depth, length, count, n_played, reward, keys, boards = _descend_shared(
             1, control, root_state, root_keys, root_boards, root_length, params, cfg, rng, links, flags, value,
-            gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, played,
+            gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played,
         )
-        reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played, n_played,
-                                    scratch)
-        _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
-                       amaf_w, history, seen)
+        if reward < 0:
+            reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
+                                        n_played, scratch)
+        _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
+                       amaf_n, amaf_w, history, seen)
         done += 1
     return done
 
 
 @jit(inline=False)
-def _iterate_leaf(iterations, threads, sync, control, path, root_state, root_keys, root_boards, root_length,
-                  params, cfg, rng, links, flags, value, gain, amaf_n, amaf_w, history, used):
+def _iterate_leaf(iterations, threads, sync, control, path, legal, root_state, root_keys, root_boards,
+                  root_length, params, cfg, rng, links, flags, value, gain, amaf_n, amaf_w, history, used):
     """The descending thread of leaf parallelisation: ``iterations`` playouts, ``threads`` per new leaf.
 
-    After each descent it publishes the path (``path`` and ``sync``), plays
-    its own playout, backs it up, and waits for the helpers'
-    (:func:`_leaf_helper`) before descending again.  Returns the playouts done.
+    After each descent it publishes the path (``path``, ``legal`` and
+    ``sync``), plays its own playout, backs it up, and waits for the
+    helpers' (:func:`_leaf_helper`) before descending again.  Returns the
+    playouts done.
     """
     n = params[0]
     capacity = links.shape[0]
     root_player = root_state[2 * n + 2]
-    state, keys, boards, out, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
+    state, keys, boards, out, _, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
     done = 0
-    while done < iterations and atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity:
+    while done < iterations and atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity \
+            and _root_open(flags):
         active = min(threads, iterations - done)
-        depth, length, count, n_played, keys, boards = _descend_shared(
+        depth, length, count, n_played, reward, keys, boards = _descend_shared(
             active, control, root_state, root_keys, root_boards, root_length, params, cfg, rng, links, flags,
-            value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, played,
+            value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played,
         )
         sync[_DONE] = 0
         sync[_ACTIVE] = active
         sync[_DEPTH] = depth
         atomic_add(sync, _GEN, 1)  # publish the leaf to the helpers
-        reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played, n_played,
-                                    scratch)
-        _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
-                       amaf_w, history, seen)
+        if reward < 0:
+            reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
+                                        n_played, scratch)
+        _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
+                       amaf_n, amaf_w, history, seen)
         spins = 0
         while atomic_load(sync, _DONE) < active - 1 and atomic_load(control, 0) == 0:
             spins += 1  # wait for the helpers' playouts: spin a little, then give the core away
@@ -404,12 +485,13 @@ def _iterate_leaf(iterations, threads, sync, control, path, root_state, root_key
 
 
 @jit(inline=False)
-def _leaf_helper(index, sync, control, path, root_state, root_keys, root_boards, root_length, params, cfg, rng,
-                 links, flags, value, amaf_n, amaf_w, history):
+def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_boards, root_length, params, cfg,
+                 rng, links, flags, value, amaf_n, amaf_w, history):
     """A helper thread of leaf parallelisation: one playout from each leaf published, until told to stop."""
     n = params[0]
     root_player = root_state[2 * n + 2]
-    state, keys, boards, out, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
+    solver = cfg[_SOLVER] != 0
+    state, keys, boards, out, _, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
     generation = 0
     spins = 0
     while True:
@@ -425,10 +507,12 @@ def _leaf_helper(index, sync, control, path, root_state, root_keys, root_boards,
                     _, length, count, n_played, keys, boards = _step(
                         state, params, flags[path[d], _ACTION], keys, boards, length, out, played, n_played
                     )
-                reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
-                                            n_played, scratch)
-                _backup_shared(path, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
-                               amaf_n, amaf_w, history, seen)
+                reward = _proven_reward(path[depth], depth, root_player, flags) if solver and depth > 0 else -1.0
+                if reward < 0:
+                    reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
+                                                n_played, scratch)
+                _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags,
+                               value, amaf_n, amaf_w, history, seen)
                 atomic_add(sync, _DONE, 1)
             spins = 0
             continue
@@ -456,14 +540,14 @@ class SharedTree(SearchTree):
         scheme: ``"tree"`` or ``"leaf"``.
 
     Raises:
-        ValueError: the solver (see :func:`check_parallel`), or as :class:`SearchTree`.
+        ValueError: an unknown scheme, or as :class:`SearchTree`.
     """
 
     def __init__(self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int, threads: int,
                  scheme: str) -> None:
         if scheme not in ("tree", "leaf"):
             raise ValueError(f"a shared tree is searched by the 'tree' or 'leaf' scheme, got {scheme!r}")
-        check_parallel(threads, scheme, config)
+        check_parallel(threads, scheme)
         super().__init__(game, config, rng, capacity)
         self.threads = resolve_threads(threads)
         self.scheme = scheme
@@ -492,11 +576,14 @@ class SharedTree(SearchTree):
         else:
             sync = np.zeros(5, dtype=np.int64)
             path = np.empty(self.capacity + 1, dtype=np.int64)
+            legal = np.empty(self.capacity + 1, dtype=np.int64)
             links, flags, value, _, amaf_n, amaf_w, history = tree
-            master = [lambda: _iterate_leaf(size, self.threads, sync, control, path, *root, self._rngs[0], *tree, used)]
+            master = [
+                lambda: _iterate_leaf(size, self.threads, sync, control, path, legal, *root, self._rngs[0], *tree, used)
+            ]
             helpers = [
-                (lambda i=i: _leaf_helper(i, sync, control, path, *root, self._rngs[i], links, flags, value, amaf_n,
-                                          amaf_w, history))
+                (lambda i=i: _leaf_helper(i, sync, control, path, legal, *root, self._rngs[i], links, flags, value,
+                                          amaf_n, amaf_w, history))
                 for i in range(1, self.threads)
             ]
             done = _in_threads(master + helpers, stop)[0]
