@@ -10,11 +10,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import mcts  # noqa: E402
+import parallel  # noqa: E402
 import playouts  # noqa: E402
 
 BENCHMARKS = {
     "playouts": lambda args: playouts.run(budget=args.seconds),
     "mcts": lambda args: mcts.run(games_per_match=args.games),
+    "parallel": lambda args: parallel.run(),
 }
 
 

@@ -192,7 +192,7 @@ def _start(root_state, root_keys, root_boards, root_length, params, state, keys,
     return root_length, legal_actions(state, params, out)
 
 
-@jit(inline=False)
+@jit
 def _step(state, params, action, keys, boards, length, out, played, n_played):
     """Play ``action`` and record it; return ``(captured, length, count, n_played, keys, boards)``."""
     n = params[0]
@@ -217,7 +217,7 @@ def _give_back(flags, node, action):
         mask = found
 
 
-@jit(inline=False)
+@jit
 def _descend_shared(weight, control, root_state, root_keys, root_boards, root_length, params, cfg, rng,
                     links, flags, value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path,
                     legal, played):
@@ -358,7 +358,7 @@ def _update_bounds_shared(node, legal, links, flags):
     return raised or lowered
 
 
-@jit(inline=False)
+@jit
 def _playout(state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch):
     """Finish the game from ``state`` (a playout, cut off if asked); return South's reward."""
     heavy = cfg[_HEAVY] != 0
