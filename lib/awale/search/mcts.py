@@ -336,6 +336,29 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
 
 
 @jit
+def _fill_node(child, action, player, captured, state, size, out, count, solver, rave, flags, value, gain, amaf_n,
+               amaf_w):
+    """Set the statistics of a new node (all but its links): ``action`` led to ``state``, which has ``count`` moves."""
+    untried = 0
+    for j in range(count):
+        untried |= 1 << out[j]
+    flags[child, _ACTION] = action
+    flags[child, _UNTRIED] = untried
+    flags[child, _LOWER] = LOST
+    flags[child, _UPPER] = WON
+    value[child] = 0.0
+    gain[child] = captured
+    if rave:
+        amaf_n[child] = 0
+        amaf_w[child] = 0.0
+    if solver and count == 0:  # a final position: its result is known
+        outcome = state[size + 4]
+        result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
+        flags[child, _LOWER] = result
+        flags[child, _UPPER] = result
+
+
+@jit
 def _negated(result):
     """The same result seen by the other player."""
     return LOST + WON - result
@@ -445,23 +468,8 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 links[child, _NEXT] = links[node, _FIRST]
                 links[child, _VISITS] = 0
                 links[node, _FIRST] = child
-                untried = 0
-                for j in range(count):
-                    untried |= 1 << out[j]
-                flags[child, _ACTION] = action
-                flags[child, _UNTRIED] = untried
-                flags[child, _LOWER] = LOST
-                flags[child, _UPPER] = WON
-                value[child] = 0.0
-                gain[child] = captured
-                if rave:
-                    amaf_n[child] = 0
-                    amaf_w[child] = 0.0
-                if solver and count == 0:
-                    outcome = state[size + 4]
-                    result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
-                    flags[child, _LOWER] = result
-                    flags[child, _UPPER] = result
+                _fill_node(child, action, player, captured, state, size, out, count, solver, rave, flags, value,
+                           gain, amaf_n, amaf_w)
                 node = child
                 break
             node = child

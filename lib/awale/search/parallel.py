@@ -65,7 +65,7 @@ from ..rules import DRAW
 from .mcts import (
     _ACTION, _CUTOFF, _FIRST, _HEAVY, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
     _RESULTS, _SOLVER, _UNTRIED, _UPPER, _VISITS, DRAWN, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree, _bit_count,
-    _descend, _nth_bit, _reward, _rollout, _select, check_tree_size, choose_action,
+    _descend, _nth_bit, _reward, _rollout, _fill_node, _select, check_tree_size, choose_action,
 )
 
 __all__ = ["SCHEMES", "resolve_threads", "check_parallel", "search_tree", "SharedTree", "RootForest"]
@@ -278,23 +278,8 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
             links[child, _PARENT] = node
             links[child, _FIRST] = -1
             links[child, _VISITS] = weight
-            untried = 0
-            for j in range(count):
-                untried |= 1 << out[j]
-            flags[child, _ACTION] = action
-            flags[child, _UNTRIED] = untried
-            flags[child, _LOWER] = LOST
-            flags[child, _UPPER] = WON
-            value[child] = 0.0
-            gain[child] = captured
-            if amaf_n.shape[0] == capacity:
-                amaf_n[child] = 0
-                amaf_w[child] = 0.0
-            if solver and count == 0:
-                outcome = state[size + 4]
-                result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
-                flags[child, _LOWER] = result
-                flags[child, _UPPER] = result
+            _fill_node(child, action, player, captured, state, size, out, count, solver, amaf_n.shape[0] == capacity,
+                       flags, value, gain, amaf_n, amaf_w)
             first = atomic_load(links, (node, _FIRST))
             while True:
                 links[child, _NEXT] = first
