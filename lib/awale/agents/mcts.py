@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import math
 import time
-from typing import List, Optional
+from typing import List, Optional, Union
 
 import numpy as np
 
 from ..game import Game
 from ..rules import random_playouts, seed_rng
-from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, check_tree_size, max_nodes
-from ..search.parallel import SCHEMES, check_parallel, resolve_threads, search_tree
+from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
+from ..search.parallel import SCHEMES, RootForest, check_parallel, resolve_threads, search_tree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
 from .endgame import endgame_action, endgame_param
 
@@ -113,10 +113,13 @@ class _TreeSearcher(_Searcher):
 
     def reset(self) -> None:
         super().reset()
-        self.tree: Optional[SearchTree] = None
+        self.tree: Optional[Union[SearchTree, RootForest]] = None
 
-    def search(self, game: Game) -> SearchTree:
-        """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it."""
+    def search(self, game: Game) -> Union[SearchTree, RootForest]:
+        """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it.
+
+        On several threads by root parallelisation, a :class:`RootForest` of trees.
+        """
         self._check_game(game)
         tree = None
         if self.reuse and self.tree is not None:

@@ -50,7 +50,6 @@ References:
 
 from __future__ import annotations
 
-import math
 import threading
 from typing import Callable, List, Optional, Sequence, Tuple
 
@@ -61,11 +60,10 @@ from .._jit import jit
 from ..game import Game
 from ..rules import _below, _copy_history, _grown, _next_u32, legal_actions, seed_rng
 from ._atomic import atomic_add, atomic_cas, atomic_load, relax
-from ..rules import DRAW
 from .mcts import (
     _ACTION, _CUTOFF, _FIRST, _HEAVY, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
-    _RESULTS, _SOLVER, _UNTRIED, _UPPER, _VISITS, DRAWN, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree, _bit_count,
-    _descend, _nth_bit, _reward, _rollout, _fill_node, _select, check_tree_size, choose_action,
+    _RESULTS, _SOLVER, _UNTRIED, _UPPER, _VISITS, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree,
+    _bit_count, _descend, _fill_node, _nth_bit, _reward, _rollout, _select, check_tree_size, choose_action,
 )
 
 __all__ = ["SCHEMES", "resolve_threads", "check_parallel", "search_tree", "SharedTree", "RootForest"]
@@ -588,6 +586,7 @@ class RootForest:
         game, config, rng: as for :class:`SearchTree`.
         capacity: nodes to allocate in all (divided among the trees).
         threads: the number of trees, one per thread (at least 2).
+        trees: the trees themselves, already grown (a forest's subtrees), instead.
     """
 
     def __init__(self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int, threads: int,
