@@ -6,10 +6,16 @@ visits allow, every AMAF and history statistic consistent.  Nothing here is
 timed (the speed-ups are in benchmarks/parallel.py).
 """
 
+import os
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from awale import Game, Rules
+from awale._jit import COMPILED
 from awale.agents import parse
 from awale.cli import main
 from awale.experiments import CATALOG, local_workers, pair_keys, runner
@@ -222,3 +228,29 @@ def test_atomics_in_plain_python():
     assert _atomic.atomic_cas(array, 1, 5, 9) == 5 and array[1] == 9
     grid = np.zeros((2, 2))
     assert _atomic.atomic_add(grid, (1, 0), 0.5) == 0.0 and _atomic.atomic_load(grid, (1, 0)) == 0.5
+
+
+_PLAIN = """
+from awale import Game, Rules
+from awale._jit import COMPILED
+from awale.rules import seed_rng
+from awale.search.mcts import SearchConfig
+from awale.search.parallel import SharedTree
+from test_parallel import _check_conserved
+assert not COMPILED
+for scheme in ("tree", "leaf"):
+    for config in (SearchConfig(), SearchConfig(solver=True, rave=10.0, history=1.0)):
+        tree = SharedTree(Game(Rules(pits_per_side=3, seeds_per_pit=2)), config, seed_rng(1), 301, 2, scheme)
+        done = tree.run(300)
+        _check_conserved(tree, done, 2, scheme)
+print("ok")
+"""
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba is not available: the suite already runs as plain Python")
+def test_the_shared_tree_without_compilation():
+    """Without numba the atomic operations take a lock: the same counts add up, in plain Python threads."""
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    run = subprocess.run([sys.executable, "-c", _PLAIN], cwd=Path(__file__).parent, env=env, capture_output=True,
+                         text=True)
+    assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
