@@ -7,7 +7,7 @@ threads than free cores the thread waited for can run.
 Compiled, :func:`atomic_add` and :func:`atomic_cas` are single LLVM
 ``atomicrmw`` and ``cmpxchg`` instructions (sequentially consistent), so
 threads that update the same entry lose no update and a compare-and-swap
-succeeds for one of them only.  Without numba the kernels run as plain
+succeeds for one of them only; :func:`atomic_load` is an acquire load.  Without numba the kernels run as plain
 Python, where the same functions take one lock: slower, but just as atomic.
 
 ``index`` is an integer for a one-dimensional array or a tuple of integers.
@@ -98,9 +98,19 @@ if COMPILED:  # pragma: no branch - depends on the environment
     def _atomic_cas(array, index, expected, new):
         return lambda array, index, expected, new: _cas(array, index, expected, new)
 
+    @intrinsic
+    def _load(typingctx, array, index):
+        def codegen(context, builder, signature, args):
+            kind = context.get_value_type(signature.args[0].dtype)
+            pointer = _pointer(context, builder, signature.args[0], args[0], signature.args[1], args[1])
+            # An acquire load: a plain load on x86, which the compiler may neither drop nor hoist out of a loop.
+            return builder.load_atomic(pointer, "acquire", context.get_abi_sizeof(kind))
+
+        return array.dtype(array, index), codegen
+
     @overload(atomic_load, jit_options={"nogil": True})
     def _atomic_load(array, index):
-        return lambda array, index: _add(array, index, 0)
+        return lambda array, index: _load(array, index)
 
     @intrinsic
     def _sched_yield(typingctx):
