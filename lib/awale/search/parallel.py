@@ -192,16 +192,17 @@ def _start(root_state, root_keys, root_boards, root_length, params, state, keys,
 
 @jit
 def _step(state, params, action, keys, boards, length, out, played, n_played):
-    """Play ``action`` and record it; return ``(captured, length, count, n_played, keys, boards)``."""
+    """Play ``action`` and record it; return ``(captured, length, count, n_played)``.
+
+    The history must have room for one more position (the caller grows it).
+    """
     n = params[0]
-    if length + 1 >= keys.shape[0]:
-        keys, boards = _grown(keys, boards, length)
     player = state[2 * n + 2]
     captured, length, count = _descend(state, params, action, keys, boards, length, out)
     if n_played < played.shape[0]:
         played[n_played] = player * n + action
         n_played += 1
-    return captured, length, count, n_played, keys, boards
+    return captured, length, count, n_played
 
 
 @jit
@@ -225,26 +226,46 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
     (``legal``) and ``played``; returns ``(depth, length, count, n_played,
     reward, keys, boards)``: ``count`` is the legal actions of the position
     reached (0 if the game is over there), ``reward`` South's reward if the
-    solver has proven that position, otherwise -1.
+    solver has proven that position, otherwise -1.  The descent itself
+    (:func:`_walk`) allocates nothing; it stops when the history is full,
+    to be grown here and the walk resumed.
+    """
+    length, count = _start(root_state, root_keys, root_boards, root_length, params, state, keys, boards, out)
+    path[0] = 0
+    legal[0] = count
+    atomic_add(links, (0, _VISITS), weight)
+    depth = 0
+    n_played = 0
+    while True:
+        full, depth, length, count, n_played, reward = _walk(
+            depth, length, count, n_played, weight, control, root_state[2 * params[0] + 2], params, cfg, rng,
+            links, flags, value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played,
+        )
+        if not full:
+            return depth, length, count, n_played, reward, keys, boards
+        keys, boards = _grown(keys, boards, length)
+
+
+@jit(inline=False, allocates=False)
+def _walk(depth, length, count, n_played, weight, control, root_player, params, cfg, rng, links, flags, value, gain,
+          amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played):
+    """The descent of :func:`_descend_shared` from ``path[depth]``, until a new node, a final or proven position.
+
+    Returns ``(history full, depth, length, count, n_played, reward)``.
     """
     n = params[0]
     size = 2 * n
     capacity = links.shape[0]
     solver = cfg[_SOLVER] != 0
-    root_player = root_state[size + 2]
-    length, count = _start(root_state, root_keys, root_boards, root_length, params, state, keys, boards, out)
-    node = 0
-    depth = 0
-    path[0] = 0
-    legal[0] = count
-    n_played = 0
+    node = path[depth]
     reward = -1.0
-    atomic_add(links, (0, _VISITS), weight)
     while count > 0:
         if solver and depth > 0:
             reward = _proven_reward(node, depth, root_player, flags)
             if reward >= 0:
                 break
+        if length + 1 >= keys.shape[0]:
+            return True, depth, length, count, n_played, reward
         player = state[size + 2]
         mask = atomic_load(flags, (node, _UNTRIED))
         expand = False
@@ -265,9 +286,7 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
         else:
             child = _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng)
             action = flags[child, _ACTION]
-        captured, length, count, n_played, keys, boards = _step(
-            state, params, action, keys, boards, length, out, played, n_played
-        )
+        captured, length, count, n_played = _step(state, params, action, keys, boards, length, out, played, n_played)
         depth += 1
         path[depth] = child
         legal[depth] = count
@@ -288,7 +307,7 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
             break
         atomic_add(links, (child, _VISITS), weight)
         node = child
-    return depth, length, count, n_played, reward, keys, boards
+    return False, depth, length, count, n_played, reward
 
 
 @jit
@@ -487,7 +506,9 @@ def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_
                                        boards, out)
                 n_played = 0
                 for d in range(1, depth + 1):
-                    _, length, count, n_played, keys, boards = _step(
+                    if length + 1 >= keys.shape[0]:
+                        keys, boards = _grown(keys, boards, length)
+                    _, length, count, n_played = _step(
                         state, params, flags[path[d], _ACTION], keys, boards, length, out, played, n_played
                     )
                 reward = _proven_reward(path[depth], depth, root_player, flags) if solver and depth > 0 else -1.0
