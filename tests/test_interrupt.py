@@ -61,6 +61,11 @@ def _interrupt(command, delay, ready=None, **kwargs):
         ("parse('mcts(iterations=20_000_000)').act(Game())", "parse('mcts(iterations=10)').act(Game())"),
         ("parse('flat(iterations=1_000_000_000)').act(Game())", "parse('flat(iterations=10)').act(Game())"),
         ("simulate(Game(), 1_000_000_000)", "simulate(Game(), 10)"),
+        # Parallel searches: every thread stops, not only the main one.
+        *[(f'parse("uct(iterations=20_000_000, threads=2, parallel={scheme!r})").act(Game())',
+           f'parse("uct(iterations=10, threads=2, parallel={scheme!r})").act(Game())') for scheme in ("root", "tree", "leaf")],
+        ('parse("uct(time=3600, threads=2, parallel=\'tree\')").act(Game())',
+         'parse("uct(iterations=10, threads=2, parallel=\'tree\')").act(Game())'),
         # One αβ search each, with no return to Python between depths (iterative deepening has some).
         ("AlphaBeta(Game().rules).action_values(Game(), depth=30)", "AlphaBeta(Game().rules).search(Game(), 2)"),
         ("AlphaBeta(Game().rules).result(Game())", "AlphaBeta(Game().rules).search(Game(), 2)"),

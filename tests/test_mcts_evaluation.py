@@ -50,3 +50,11 @@ def test_spec_and_bad_weights():
         SearchConfig(evaluation=(1.0, 2.0))
     with pytest.raises(ValueError, match="finite weights"):
         SearchConfig(evaluation=(math.nan,) * len(FEATURES))
+
+
+def test_with_threads_by_root_the_evaluation_works_and_by_tree_or_leaf_it_is_refused():
+    agent = parse("uct(iterations=400, evaluation=True, threads=2, parallel='root')")
+    assert agent.act(Game()) in Game().legal_actions
+    for scheme in ("tree", "leaf"):
+        with pytest.raises(ValueError, match="evaluation works on one thread"):
+            parse(f"uct(iterations=400, evaluation=True, threads=2, parallel='{scheme}')")

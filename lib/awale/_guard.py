@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["available_memory", "Chunks", "stop_on_signal"]
+__all__ = ["available_memory", "available_cores", "Chunks", "stop_on_signal"]
 
 #: Seconds a chunk of compiled work aims to last: a Ctrl-C is honoured within about this long.
 CHUNK_SECONDS = 0.2
@@ -40,6 +40,14 @@ def available_memory() -> int:
         return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
     except (AttributeError, ValueError, OSError):  # pragma: no cover - not a POSIX system
         return 1 << 32
+
+
+def available_cores() -> int:
+    """The number of cores this process may use (at least 1)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
 
 
 class Chunks:

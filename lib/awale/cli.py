@@ -273,7 +273,7 @@ def _run(keys: List[ex.GameKey], args: argparse.Namespace, name: str, store: ex.
         if args.scheduler
         else "in this process"
         if args.workers == 0
-        else f"on {args.workers or ex.default_workers()} local worker processes"
+        else f"on {ex.local_workers(keys, args.workers)} local worker processes"
     )
     _info(f"{name}: {len(keys)} games, {len(keys) - todo} already in {store.path}" + (f"; playing {todo} {where}" if todo else ""))
     try:
@@ -395,7 +395,7 @@ def _experiment_verify(args: argparse.Namespace) -> int:
         print(f"FAILED {mismatch}")
     print(
         f"{report.checked} of {report.games} games checked through the rules, {report.replayed} replayed from their "
-        f"keys ({report.time_based} with time budgets not replayable): "
+        f"keys ({report.time_based} not replayable: time budgets or threads): "
         + ("all identical" if report.ok else f"{len(report.mismatches)} FAILED")
     )
     return 0 if report.ok else 1

@@ -125,6 +125,11 @@ class Agent:
         """Choose an action among ``game.legal_actions``."""
         raise NotImplementedError
 
+    @property
+    def replayable(self) -> bool:
+        """Whether a game of this agent replays move for move from its seed (not with a time budget)."""
+        return getattr(self, "time", None) is None
+
     def _check_game(self, game: Game) -> None:
         if not isinstance(game, Game):
             raise ValueError(f"{self.name}: act() needs an awale.Game, got {game!r}")

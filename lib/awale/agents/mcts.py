@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import time
-from typing import List, Optional
+from typing import List, Optional, Union
 
 import numpy as np
 
@@ -16,6 +16,7 @@ from ..evaluation import load_evaluation
 from ..game import Game
 from ..rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
+from ..search.parallel import SCHEMES, RootForest, check_parallel, resolve_threads, search_tree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
 from .endgame import endgame_action, endgame_database, endgame_param
 
@@ -87,21 +88,41 @@ class _TreeSearcher(_Searcher):
 
     def validate(self) -> None:
         super().validate()
-        if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
-            try:
-                check_tree_size(self.budget_iterations + 1, self.config())
-            except ValueError as error:
-                raise ValueError(f"{self.name}: {error}") from None
+        try:
+            check_parallel(self.threads, self.parallel)
+            threads = resolve_threads(self.threads)
+            if threads > 1 and self.parallel != "root" and self.config().evaluation:
+                raise ValueError(f"evaluation works on one thread or with parallel='root', not '{self.parallel}'")
+            if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
+                if threads > 1 and self.parallel == "root":  # one tree per thread, each its share of memory
+                    check_tree_size(-(-self.budget_iterations // threads) + 1, self.config(), threads)
+                else:
+                    check_tree_size(self.budget_iterations + 1, self.config())
+        except ValueError as error:
+            raise ValueError(f"{self.name}: {error}") from None
+
+    @property
+    def replayable(self) -> bool:
+        """Whether a game of this agent replays move for move from its seed on any machine.
+
+        Not with a time budget, nor on several threads by tree or leaf
+        parallelisation (the threads' order varies), nor with ``threads=0``
+        (the number of threads depends on the machine).
+        """
+        return self.time is None and (self.threads == 1 or (self.threads > 1 and self.parallel == "root"))
 
     def config(self) -> SearchConfig:
         raise NotImplementedError
 
     def reset(self) -> None:
         super().reset()
-        self.tree: Optional[SearchTree] = None
+        self.tree: Optional[Union[SearchTree, RootForest]] = None
 
-    def search(self, game: Game) -> SearchTree:
-        """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it."""
+    def search(self, game: Game) -> Union[SearchTree, RootForest]:
+        """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it.
+
+        On several threads by root parallelisation, a :class:`RootForest` of trees.
+        """
         self._check_game(game)
         tree = None
         if self.reuse and self.tree is not None:
@@ -113,9 +134,8 @@ class _TreeSearcher(_Searcher):
                 tree = None  # the kept subtree and this search would not fit in memory: start afresh
         if tree is None:
             database = endgame_database(self.endgame, game.rules)
-            tree = SearchTree(
-                game, self.config(), self._rng, capacity=(self.budget_iterations or 4096) + 1, endgame=database
-            )
+            tree = search_tree(game, self.config(), self._rng, (self.budget_iterations or 4096) + 1, self.threads,
+                               self.parallel, endgame=database)
         if self.time is not None:
             tree.run_for(self.time)
         else:
@@ -137,6 +157,11 @@ class _TreeSearcher(_Searcher):
 
 
 _REUSE = Param("reuse", bool, False, doc="keep the subtree of the position reached between moves")
+_THREADS = (
+    Param("threads", int, 1, minimum=0, maximum=1024, doc="threads to search with (0: every core)"),
+    Param("parallel", str, "root", choices=SCHEMES,
+          doc="with several threads: independent trees (root), one shared tree (tree), playouts per leaf (leaf)"),
+)
 
 
 @register
@@ -149,7 +174,7 @@ class MCTS(_TreeSearcher):
     """
 
     name = "mcts"
-    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, seed_param(), endgame_param())
+    params = (*budget_params(DEFAULT_ITERATIONS), _REUSE, *_THREADS, seed_param(), endgame_param())
     final = "mean"
 
     def config(self) -> SearchConfig:
@@ -169,6 +194,11 @@ class UCT(_TreeSearcher):
     propagate up the tree, and proven moves are played (Winands et al. 2008;
     score bounds: Cazenave & Saffidine 2010).  The move played is the most
     visited child.
+
+    ``threads=K`` searches on K threads (0: every core) by root, tree or
+    leaf parallelisation (``parallel``; Chaslot, Winands & van den Herik
+    2008; :mod:`awale.search.parallel`).  Root parallelisation with an
+    iteration budget replays move for move; the other two do not.
     """
 
     name = "uct"
@@ -185,6 +215,7 @@ class UCT(_TreeSearcher):
         Param("evaluation", bool, False,
               doc="score leaves by the fitted evaluation after cutoff random plies (0: no playout)"),
         _REUSE,
+        *_THREADS,
         seed_param(),
         endgame_param(),
     )

@@ -40,6 +40,8 @@ alphabeta-uct      minimax(depth=d) vs uct, d = 2, 4, ..., 14; and            50
                    minimax(depth=12) vs uct(iterations=3800 x 2, 4, 8, 16)
 ladder             the pairs of a round robin of the champions and            50     2,850
                    LADDER_VARIANTS that champions does not play
+parallel           uct on 2 threads by root, tree and leaf                   100       300
+                   parallelisation vs uct on one, 0.1 s a move (timed)
 =================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
@@ -58,6 +60,11 @@ uct(iterations=3800).
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
 its games depend on the machine's speed and load, cannot be replayed move
 for move, and ``experiment verify`` only checks their legality and scores.
+``parallel`` is one: parallel search pays only at equal wall-clock time, so
+each scheme on :data:`PARALLEL_THREADS` threads meets the one-thread search
+at :data:`PARALLEL_SECONDS` seconds a move.  Its games must run on idle
+cores, one game per :data:`PARALLEL_THREADS` cores (``--workers`` is capped
+accordingly).
 
 ``greedy(eps)`` is the probability of a random move.  The thesis kept
 "ε = 0.95" meaning, in its text, a greedy move 95 % of the time; its
@@ -71,6 +78,7 @@ import math
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..rules import Rules
+from ..search.parallel import SCHEMES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
 from .store import Store
 
@@ -107,6 +115,9 @@ __all__ = [
     "uct_budget",
     "alphabeta_uct",
     "ladder",
+    "parallel",
+    "PARALLEL_SECONDS",
+    "PARALLEL_THREADS",
 ]
 
 #: Iterations per move of every search unless the experiment varies it.
@@ -151,6 +162,10 @@ LADDER_VARIANTS = (
     f"uct(iterations={REFERENCE_ITERATIONS}, reuse=True)",
     f"openspiel_mcts(iterations={REFERENCE_ITERATIONS})",
 )
+
+#: Seconds a move and threads of the parallel-search experiment (the development machine has 2 cores).
+PARALLEL_SECONDS = 0.1
+PARALLEL_THREADS = 2
 
 Pairing = Tuple[str, str]
 
@@ -250,6 +265,13 @@ def ladder() -> List[Pairing]:
     return [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :] if b in LADDER_VARIANTS]
 
 
+def parallel() -> List[Pairing]:
+    """UCT on :data:`PARALLEL_THREADS` threads by each scheme against UCT on one, at equal time a move."""
+    one = f"uct(time={PARALLEL_SECONDS})"
+    return [(f"uct(time={PARALLEL_SECONDS}, threads={PARALLEL_THREADS}, parallel='{scheme}')", one)
+            for scheme in SCHEMES]
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 
@@ -318,6 +340,14 @@ CATALOG: Dict[str, Experiment] = _catalog(
      "minimax(depth=d) vs uct, d = 2, 4, ..., 14; minimax(depth=12) vs uct(iterations=7600 to 60800)"),
     ("ladder", ladder, 50,
      "with champions, a round robin of the champions, the best variants of UCT, tree reuse and OpenSpiel's MCTS"),
+)
+CATALOG["parallel"] = Experiment(
+    "parallel",
+    f"uct on {PARALLEL_THREADS} threads (root, tree, leaf parallelisation) vs uct on one, {PARALLEL_SECONDS} s a move "
+    "(timed: not replayable)",
+    parallel,
+    100,
+    timed=True,
 )
 
 

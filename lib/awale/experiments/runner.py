@@ -80,6 +80,7 @@ from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequenc
 
 import numpy as np
 
+from .._guard import available_cores
 from ..agents import parse
 from ..match import MatchRecord, play
 from ..rules import Rules, as_rules
@@ -98,6 +99,7 @@ __all__ = [
     "RunInterrupted",
     "RunnerError",
     "default_workers",
+    "local_workers",
     "MAX_GAMES",
     "CONNECT_SECONDS",
     "WORKERS_SECONDS",
@@ -529,10 +531,7 @@ class _Dask:
 
 def default_workers() -> int:
     """The number of cores this process may use (at least 1)."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
+    return available_cores()
 
 
 @contextlib.contextmanager
@@ -715,6 +714,39 @@ def _executor(
 # --------------------------------------------------------------------------- the run
 
 
+def local_workers(keys: Iterable[GameKey], workers: Optional[int] = None) -> int:
+    """The local worker processes to play ``keys`` with, so that the games' threads fit the cores.
+
+    An agent searching on T threads (``uct(threads=T)``) needs T cores for
+    its game: K processes then need K x T cores.  By default (``workers``
+    None) that is ``cores // T`` processes, at least one; 0 plays in this
+    process.
+
+    Raises:
+        ValueError: ``workers`` x T is more than the cores this process may
+            use, naming both.
+    """
+    threads = max((_threads_of(spec) for key in keys for spec in (key.south, key.north)), default=1)
+    cores = default_workers()
+    if workers is None:
+        return max(1, cores // threads)
+    if max(workers, 1) * threads > cores:
+        asked = "playing in this process" if workers == 0 else f"{workers} worker processes"
+        raise ValueError(
+            f"these games' agents search on {threads} threads each: {asked} would run {max(workers, 1) * threads} "
+            f"threads on {cores} cores; use at most {max(1, cores // threads)} worker "
+            f"process{'es' if cores // threads > 1 else ''} (or fewer threads)"
+        )
+    return workers
+
+
+@functools.lru_cache(maxsize=1024)
+def _threads_of(spec: str) -> int:
+    """The threads the agent of ``spec`` searches on (0 in a spec means every core)."""
+    threads = getattr(parse(spec), "threads", 1)
+    return default_workers() if threads == 0 else threads
+
+
 def _check_options(workers: Optional[int], scheduler: Optional[str], client: Any, batch_size: Optional[int],
                    batch_seconds: float, retries: int) -> None:
     if workers is not None and (isinstance(workers, bool) or not isinstance(workers, int) or workers < 0):
@@ -788,6 +820,8 @@ def run(
         if len(unique) > MAX_GAMES:
             raise ValueError(f"a run may hold at most {MAX_GAMES:,} games; split the experiment")
     keys = list(unique)
+    if scheduler is None and client is None:
+        workers = local_workers(keys, workers)
     started = time.perf_counter()
     with contextlib.ExitStack() as stack:
         if not isinstance(store, Store):

@@ -62,7 +62,8 @@ class VerifyReport:
         games: games in the store (of the experiment asked for).
         checked: games whose moves were played through the rules (all of them).
         replayed: games replayed from their keys.
-        time_based: games not replayable because an agent had a time budget.
+        time_based: games not replayable because an agent had a time budget or a
+            multi-threaded search (see :func:`time_based`).
         mismatches: every game that failed a check.
     """
 
@@ -79,8 +80,12 @@ class VerifyReport:
 
 
 def time_based(spec: str) -> bool:
-    """Whether the agent of ``spec`` thinks for a time budget (its games cannot be replayed move for move)."""
-    return getattr(parse(spec), "time", None) is not None
+    """Whether the games of the agent of ``spec`` cannot be replayed move for move.
+
+    Its search has a time budget, or runs on several threads by a scheme
+    whose moves depend on the threads' timing (see :attr:`awale.agents.Agent.replayable`).
+    """
+    return not parse(spec).replayable
 
 
 def check_rules(row: Mapping[str, Any]) -> Optional[str]:

@@ -37,6 +37,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 import time
 from typing import List, Optional, Tuple
 
@@ -51,7 +52,10 @@ from ..rules import (
     _R_GRAND_SLAM, DRAW, NORTH, ONGOING, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
 )
 
-__all__ = ["SearchConfig", "SearchTree", "ChildStats", "node_bytes", "max_nodes", "check_tree_size", "MAX_VISITS"]
+__all__ = [
+    "SearchConfig", "SearchTree", "ChildStats", "choose_action", "node_bytes", "max_nodes", "check_tree_size",
+    "MAX_VISITS",
+]
 
 # Results of a game, ordered, from the point of view of the player who moved into the node.  The
 # solver keeps a lower and an upper bound on the exact result of every node; it is proven when they meet.
@@ -164,17 +168,21 @@ def max_nodes(config: SearchConfig) -> int:
     return max(2, min(MAX_VISITS, int(available_memory() * MEMORY_SHARE) // node_bytes(config)))
 
 
-def check_tree_size(nodes: int, config: SearchConfig) -> None:
+def check_tree_size(nodes: int, config: SearchConfig, share: int = 1) -> None:
     """Refuse a tree of ``nodes`` nodes under ``config`` that would outgrow :func:`max_nodes`.
+
+    ``share`` trees searched side by side (root parallelisation) divide
+    the limit between them: each may hold ``max_nodes(config) // share``.
 
     Raises:
         ValueError: the tree is too large, with the limit in the message.
     """
-    limit = max_nodes(config)
+    limit = max(2, max_nodes(config) // share)
     if nodes > limit:
+        per = f" per tree, for {share} trees" if share > 1 else ""
         raise ValueError(
             f"a search of {nodes - 1:,} iterations needs {nodes * node_bytes(config) / 2**30:.1f} GiB of tree; "
-            f"the limit here is {limit - 1:,} iterations (half the available memory, at most 2**31 - 2)"
+            f"the limit here is {limit - 1:,} iterations{per} (half the available memory, at most 2**31 - 2)"
         )
 
 
@@ -363,6 +371,35 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
 
 
 @jit
+def _fill_node(child, action, player, captured, state, size, out, count, solver, rave, flags, value, gain, amaf_n,
+               amaf_w, endgame):
+    """Set the statistics of a new node (all but its links): ``action`` led to ``state``, which has ``count`` moves."""
+    untried = 0
+    for j in range(count):
+        untried |= 1 << out[j]
+    flags[child, _ACTION] = action
+    flags[child, _UNTRIED] = untried
+    flags[child, _LOWER] = LOST
+    flags[child, _UPPER] = WON
+    value[child] = 0.0
+    gain[child] = captured
+    if rave:
+        amaf_n[child] = 0
+        amaf_w[child] = 0.0
+    if solver and count == 0:  # a final position: its result is known
+        outcome = state[size + 4]
+        result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
+        flags[child, _LOWER] = result
+        flags[child, _UPPER] = result
+    elif solver:
+        exact = _probe(state, size, endgame)
+        if exact != _UNCOVERED:  # the database's result, for the player who moved here
+            result = DRAWN if exact == 0 else (LOST if exact > 0 else WON)
+            flags[child, _LOWER] = result
+            flags[child, _UPPER] = result
+
+
+@jit
 def _negated(result):
     """The same result seen by the other player."""
     return LOST + WON - result
@@ -478,29 +515,8 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 links[child, _NEXT] = links[node, _FIRST]
                 links[child, _VISITS] = 0
                 links[node, _FIRST] = child
-                untried = 0
-                for j in range(count):
-                    untried |= 1 << out[j]
-                flags[child, _ACTION] = action
-                flags[child, _UNTRIED] = untried
-                flags[child, _LOWER] = LOST
-                flags[child, _UPPER] = WON
-                value[child] = 0.0
-                gain[child] = captured
-                if rave:
-                    amaf_n[child] = 0
-                    amaf_w[child] = 0.0
-                if solver and count == 0:
-                    outcome = state[size + 4]
-                    result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
-                    flags[child, _LOWER] = result
-                    flags[child, _UPPER] = result
-                elif solver:
-                    exact = _probe(state, size, endgame)
-                    if exact != _UNCOVERED:  # the database's result, for the player who moved here
-                        result = DRAWN if exact == 0 else (LOST if exact > 0 else WON)
-                        flags[child, _LOWER] = result
-                        flags[child, _UPPER] = result
+                _fill_node(child, action, player, captured, state, size, out, count, solver, rave, flags, value,
+                           gain, amaf_n, amaf_w, endgame)
                 node = child
                 break
             node = child
@@ -608,6 +624,8 @@ class SearchTree:
         endgame: an endgame database for the game's rules, whose positions end
             playouts with their exact result (see the module docstring), or
             None (the default).  Its values are shared, not copied.
+        share: trees searched side by side that share the memory limit
+            (root parallelisation): this one may hold ``max_nodes // share`` nodes.
 
     Raises:
         ValueError: a finished game, a capacity over :func:`max_nodes`, or a
@@ -616,12 +634,13 @@ class SearchTree:
 
     def __init__(
         self, game: Game, config: SearchConfig, rng: np.ndarray, capacity: int = 1024,
-        endgame: Optional[EndgameDatabase] = None,
+        endgame: Optional[EndgameDatabase] = None, share: int = 1,
     ) -> None:
         if game.game_finished:
             raise ValueError("cannot search from a finished game")
         self._endgame = probe_tables(endgame, game.rules)
         self.endgame = endgame
+        self.share = share
         self.game = game
         self.config = config
         self._cfg = config.vector()
@@ -629,7 +648,7 @@ class SearchTree:
         n = game.rules.pits_per_side
         self.history = np.zeros((2, 2, n), dtype=np.float64)
         capacity = max(int(capacity), 2)
-        check_tree_size(capacity, config)
+        check_tree_size(capacity, config, self.share)
         self._allocate(capacity)
         root_mask = 0
         for action in game.legal_actions:
@@ -655,6 +674,11 @@ class SearchTree:
         return self._links.shape[0]
 
     @property
+    def node_limit(self) -> int:
+        """The most nodes this tree may hold here (:func:`max_nodes`, divided by :attr:`share`)."""
+        return max(2, max_nodes(self.config) // self.share)
+
+    @property
     def nbytes(self) -> int:
         """Bytes held by the tree's arrays."""
         arrays = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
@@ -669,9 +693,9 @@ class SearchTree:
         needed = self.used + nodes
         if needed <= self.capacity:
             return
-        check_tree_size(needed, self.config)
+        check_tree_size(needed, self.config, self.share)
         old = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
-        self._allocate(min(max(needed, 2 * self.capacity), max_nodes(self.config)))
+        self._allocate(min(max(needed, 2 * self.capacity), self.node_limit))
         new = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
         for a, b in zip(old, new):
             if a.shape[0] > 1:
@@ -696,18 +720,16 @@ class SearchTree:
         self.reserve(iterations)
         return self._run(iterations)
 
-    def _run(self, iterations: int) -> int:
-        """Run up to ``iterations`` iterations in chunks, within the room reserved; return how many ran."""
-        game = self.game
+    def _run(self, iterations: int, stop: Optional[threading.Event] = None) -> int:
+        """Run up to ``iterations`` iterations in chunks, within the room reserved; return how many ran.
+
+        A set ``stop`` event ends the run between two chunks.
+        """
         chunks = Chunks(iterations)
         total = 0
-        while chunks.remaining > 0:
+        while chunks.remaining > 0 and not (stop is not None and stop.is_set()):
             size = chunks.next()
-            done, self.used = _iterate(
-                size, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
-                self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
-                self.history, self.used, self._endgame,
-            )
+            done, self.used = self._chunk(size)
             self.iterations += int(done)
             total += int(done)
             if done < size:  # the root is proven, or the tree is full
@@ -715,15 +737,25 @@ class SearchTree:
             chunks.done(size)
         return total
 
-    def run_for(self, seconds: float) -> int:
+    def _chunk(self, size: int) -> Tuple[int, int]:
+        """Run up to ``size`` iterations in one call of the kernel; return ``(iterations done, nodes used)``."""
+        game = self.game
+        return _iterate(
+            size, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
+            self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
+            self.history, self.used, self._endgame,
+        )
+
+    def run_for(self, seconds: float, stop: Optional[threading.Event] = None) -> int:
         """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran.
 
-        The tree grows as needed, up to :func:`max_nodes` nodes and
-        :data:`MAX_VISITS` visits: the search stops early when it is full.
+        The tree grows as needed, up to :attr:`node_limit` nodes and
+        :data:`MAX_VISITS` visits: the search stops early when it is full
+        (or when ``stop`` is set).
         """
         deadline = time.perf_counter() + seconds
         done, chunk = 0, 64
-        limit = max_nodes(self.config)
+        limit = self.node_limit
         while time.perf_counter() < deadline and not self.proven_root:
             room = min(limit - self.used, MAX_VISITS - self.root_visits)
             size = min(chunk, room)
@@ -731,7 +763,7 @@ class SearchTree:
                 break
             start = time.perf_counter()
             self.reserve(size)
-            ran = self._run(size)
+            ran = self._run(size, stop)
             done += ran
             if ran < size:
                 break
@@ -774,28 +806,8 @@ class SearchTree:
         return sorted(stats, key=lambda s: s.action)
 
     def best_action(self, by: str = "visits") -> int:
-        """The action to play.
-
-        A proven win if there is one.  Otherwise the most visited child
-        (``by="visits"``) or the best mean (``by="mean"``) among the moves that
-        could still do better than the result some move secures (a proven
-        loss is thus avoided when it can be) -- unless its mean is below that
-        secured result, a proven draw, which is then played instead.
-        """
-        stats = self.children()
-        if not stats:
-            return self.game.legal_actions[0]
-        wins = [s for s in stats if s.lower == "win"]
-        if wins:
-            return wins[0].action
-        secured = max(_RESULTS[s.lower] for s in stats)
-        securing = [s for s in stats if _RESULTS[s.lower] == secured]
-        candidates = [s for s in stats if _RESULTS[s.upper] > secured] or securing
-        key = (lambda s: (s.mean, s.visits)) if by == "mean" else (lambda s: (s.visits, s.mean))
-        best = max(candidates, key=key)
-        if secured == DRAWN and _RESULTS[best.lower] < DRAWN and best.mean < 0.5:
-            best = max(securing, key=key)
-        return best.action
+        """The action to play (see :func:`choose_action`)."""
+        return choose_action(self.children(), by, self.game.legal_actions[0])
 
     def subtree(self, game: Game) -> Optional["SearchTree"]:
         """The tree under the node reached by ``game``, if ``game`` continues the root's game.
@@ -817,10 +829,15 @@ class SearchTree:
             frontier = following
         return None
 
+    def _kept(self) -> dict:
+        """Attributes a subtree keeps besides the tree itself (subclasses add theirs)."""
+        return {"share": self.share}
+
     def _rerooted(self, node: int, game: Game) -> Optional["SearchTree"]:
         if game.game_finished:
             return None
-        tree = SearchTree.__new__(SearchTree)
+        tree = type(self).__new__(type(self))
+        tree.__dict__.update(self._kept())
         tree.game, tree.config, tree._cfg, tree._rng = game, self.config, self._cfg, self._rng
         tree.endgame, tree._endgame = self.endgame, self._endgame
         tree.history = self.history
@@ -831,6 +848,30 @@ class SearchTree:
         )
         tree.iterations = int(tree._links[0, _VISITS])
         return tree
+
+
+def choose_action(stats: List[ChildStats], by: str, default: int) -> int:
+    """The action to play, from the root's children (``default`` if there are none).
+
+    A proven win if there is one.  Otherwise the most visited child
+    (``by="visits"``) or the best mean (``by="mean"``) among the moves that
+    could still do better than the result some move secures (a proven
+    loss is thus avoided when it can be) -- unless its mean is below that
+    secured result, a proven draw, which is then played instead.
+    """
+    if not stats:
+        return default
+    wins = [s for s in stats if s.lower == "win"]
+    if wins:
+        return wins[0].action
+    secured = max(_RESULTS[s.lower] for s in stats)
+    securing = [s for s in stats if _RESULTS[s.lower] == secured]
+    candidates = [s for s in stats if _RESULTS[s.upper] > secured] or securing
+    key = (lambda s: (s.mean, s.visits)) if by == "mean" else (lambda s: (s.visits, s.mean))
+    best = max(candidates, key=key)
+    if secured == DRAWN and _RESULTS[best.lower] < DRAWN and best.mean < 0.5:
+        best = max(securing, key=key)
+    return best.action
 
 
 def _same_game(a: Game, b: Game) -> bool:
