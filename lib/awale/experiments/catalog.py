@@ -40,7 +40,7 @@ alphabeta-uct      minimax(depth=d) vs uct, d = 2, 4, ..., 14; and            50
                    minimax(depth=12) vs uct(iterations=3800 x 2, 4, 8, 16)
 ladder             the pairs of a round robin of the champions and            50     2,850
                    LADDER_VARIANTS that champions does not play
-parallel           uct on 2 threads by root, tree and leaf                   100       300
+parallel           uct on 2 threads by root, tree and leaf                    50       150
                    parallelisation vs uct on one, 0.1 s a move (timed)
 =================  =====================================================  =====  ========
 
@@ -346,7 +346,7 @@ CATALOG["parallel"] = Experiment(
     f"uct on {PARALLEL_THREADS} threads (root, tree, leaf parallelisation) vs uct on one, {PARALLEL_SECONDS} s a move "
     "(timed: not replayable)",
     parallel,
-    100,
+    50,
     timed=True,
 )
 
