@@ -15,7 +15,7 @@ from typing import List, Optional, Sequence
 
 from common import score_line
 
-from awale.experiments import Store, pair_keys
+from awale.experiments import Store, canonical_spec, pair_keys
 from awale.experiments.runner import default_workers, run as run_games
 
 TIMES = (0.05, 0.5)
@@ -27,7 +27,7 @@ def run(games: int = 100, times: Sequence[float] = TIMES, store: Optional[str] =
     path = store or STORE
     lines = [f"# champion vs plain UCT at equal time per move ({games} games each, store {path})"]
     for seconds in times:
-        champion, uct = f"champion(time={seconds})", f"uct(time={seconds})"
+        champion, uct = canonical_spec(f"champion(time={seconds})"), canonical_spec(f"uct(time={seconds})")
         keys = pair_keys(champion, uct, games, seed=17)
         run_games(keys, path, "champion-vs-uct", workers=default_workers() if workers is None else workers, batch_size=1)
         with Store(path, create=False) as kept:
@@ -36,5 +36,5 @@ def run(games: int = 100, times: Sequence[float] = TIMES, store: Optional[str] =
                       & frame["south"].isin([champion, uct]) & frame["north"].isin([champion, uct])]
         points = float(((frame["south"] == champion) * frame["result"]
                         + (frame["north"] == champion) * (1 - frame["result"])).sum())
-        lines.append(score_line(f"{champion} vs {uct}", points, len(frame)))
+        lines.append(score_line(f"champion vs uct, {seconds * 1000:.0f} ms a move", points, len(frame)))
     return lines
