@@ -36,6 +36,31 @@ def test_counters_add_up(config):
     assert all(0.0 <= c.mean <= 1.0 for c in children)
 
 
+@pytest.mark.parametrize("config", VARIANTS, ids=str)
+def test_no_statistic_is_read_before_it_is_written(config, monkeypatch):
+    """Arrays filled with garbage at allocation give the same tree as fresh ones, root row included."""
+    def grown(seed):
+        tree = SearchTree(Game(), config, seed_rng(seed))
+        tree.run(500)
+        return tree
+
+    clean = grown(3)
+    allocate = SearchTree._allocate
+
+    def dirty(self, capacity):
+        allocate(self, capacity)
+        for array in (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w):
+            array.fill(77)
+
+    monkeypatch.setattr(SearchTree, "_allocate", dirty)
+    messy = grown(3)
+    assert messy.used == clean.used
+    for name in ("_links", "_flags", "_value", "_gain"):
+        assert (getattr(messy, name)[: clean.used] == getattr(clean, name)[: clean.used]).all(), name
+    if config.rave:
+        assert (messy._amaf_n[: clean.used] == clean._amaf_n[: clean.used]).all()
+
+
 def test_same_seed_same_tree_other_seed_other_tree():
     def stats(seed):
         tree = SearchTree(Game(), SearchConfig(), seed_rng(seed))

@@ -655,6 +655,10 @@ class SearchTree:
             root_mask |= 1 << action
         self._links[0] = (-1, -1, -1, 0)
         self._flags[0] = (0, root_mask, LOST, WON)
+        self._value[0] = 0.0
+        self._gain[0] = 0
+        self._amaf_n[0] = 0
+        self._amaf_w[0] = 0.0
         self.used = 1
         self.iterations = 0
 
