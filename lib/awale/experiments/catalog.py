@@ -42,6 +42,8 @@ ladder             the pairs of a round robin of the champions and            50
                    LADDER_VARIANTS that champions does not play
 parallel           uct on 2 threads by root, tree and leaf                    50       150
                    parallelisation vs uct on one, 0.1 s a move (timed)
+knowledge          round robin of KNOWLEDGE: what evaluation, solver,         50     4,550
+                   endgame values and book add, at equal time a move
 =================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
@@ -56,6 +58,16 @@ games stay reproducible, and the store keeps every game's thinking time per
 side, from which the time per move of each budget is read.  On the
 development machine minimax(depth=12) takes about as long per move as
 uct(iterations=3800).
+
+The knowledge ladder (``knowledge``) compares agents that differ in what
+they know at the same time per move, again with reproducible budgets: each
+agent's iterations or depth were chosen so that it takes about as long per
+move as ``uct(iterations=3800)`` (11.5 ms on one core of the development
+machine), measured on the same positions for every agent by
+``data/knowledge/calibrate.py`` (its table is ``data/knowledge/calibration.csv``).
+Depths come in whole plies, so an αβ agent's time is the closest its depths
+allow (see :data:`KNOWLEDGE`).  The agents with ``endgame='15'`` build the
+15-seed endgame database on first use (about 25 s) and cache it.
 
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
 its games depend on the machine's speed and load, cannot be replayed move
@@ -116,6 +128,8 @@ __all__ = [
     "alphabeta_uct",
     "ladder",
     "parallel",
+    "knowledge",
+    "KNOWLEDGE",
     "PARALLEL_SECONDS",
     "PARALLEL_THREADS",
 ]
@@ -161,6 +175,27 @@ LADDER_VARIANTS = (
     f"uct(iterations={REFERENCE_ITERATIONS}, cutoff=20)",
     f"uct(iterations={REFERENCE_ITERATIONS}, reuse=True)",
     f"openspiel_mcts(iterations={REFERENCE_ITERATIONS})",
+)
+
+#: The knowledge ladder: agents that differ in what they know, each at about the time per move of
+#: ``uct(iterations=3800)`` (budgets and measured times in ``data/knowledge/calibration.csv``). UCT gains, in
+#: turn, the fitted evaluation at its leaves, the solver and the endgame database; αβ gains the evaluation
+#: (with quiescence), the database and the book (the champion); OpenSpiel's two bots are outside references.
+KNOWLEDGE = (
+    "random",
+    "greedy(eps=0.05)",
+    f"mcts(iterations={REFERENCE_ITERATIONS})",
+    _UCT,
+    "uct(iterations=2800, playout='greedy')",
+    "uct(iterations=9700, evaluation=True)",
+    "uct(iterations=9900, evaluation=True, solver=True)",
+    "uct(iterations=13000, evaluation=True, solver=True, endgame='15')",
+    "minimax(depth=12)",
+    "minimax(depth=11, evaluation=True, quiescence=4)",
+    "minimax(depth=11, evaluation=True, quiescence=4, endgame='15')",
+    "champion(depth=11, endgame='15')",
+    "openspiel_mcts(iterations=580)",
+    "openspiel_alphabeta(depth=8)",
 )
 
 #: Seconds a move and threads of the parallel-search experiment (the development machine has 2 cores).
@@ -265,6 +300,11 @@ def ladder() -> List[Pairing]:
     return [(a, b) for i, a in enumerate(agents) for b in agents[i + 1 :] if b in LADDER_VARIANTS]
 
 
+def knowledge() -> List[Pairing]:
+    """A round robin of :data:`KNOWLEDGE`, every agent at about the same time per move."""
+    return [(a, b) for i, a in enumerate(KNOWLEDGE) for b in KNOWLEDGE[i + 1 :]]
+
+
 def parallel() -> List[Pairing]:
     """UCT on :data:`PARALLEL_THREADS` threads by each scheme against UCT on one, at equal time a move."""
     one = f"uct(time={PARALLEL_SECONDS})"
@@ -348,6 +388,13 @@ CATALOG["parallel"] = Experiment(
     parallel,
     50,
     timed=True,
+)
+CATALOG["knowledge"] = Experiment(
+    "knowledge",
+    "round robin at equal time a move: UCT with the evaluation, solver, endgame database; αβ with the evaluation, "
+    "database, book; OpenSpiel's MCTS and αβ",
+    knowledge,
+    50,
 )
 
 
