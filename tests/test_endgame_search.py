@@ -191,3 +191,42 @@ def test_agents_search_with_the_database(nobody, tmp_path):
     uct = parse(f"uct(iterations=500, solver=True, endgame='{path}', seed=1)")
     uct.act(game)
     assert uct.tree.endgame is not None and uct.tree.endgame.path == path
+
+
+def test_a_number_of_seeds_builds_the_database_once_and_caches_it(nobody, tmp_path, monkeypatch):
+    """``endgame='8'`` plays as the file of the same database does, built on first use and then reused."""
+    from awale.agents.endgame import built_database_path
+
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path / "cache"))
+    path = built_database_path(S, NOBODY)
+    assert not path.exists() and path.parent == tmp_path / "cache"
+    game = _positions(NOBODY, S + 3, 1, seed=12, least=S + 2)[0]
+    built = parse(f"minimax(depth=6, endgame='{S}')")
+    action = built.act(game)
+    assert path.exists() and eg.load(str(path)).checksum == nobody.checksum
+    stamp = path.stat().st_mtime_ns
+    nobody.save(str(tmp_path / "small.db"))
+    by_file = parse(f"minimax(depth=6, endgame='{tmp_path / 'small.db'}')")
+    assert by_file.act(game) == action and by_file.last_search.probes == built.last_search.probes > 0
+    parse(f"uct(iterations=200, solver=True, endgame='{S}')").act(game)
+    assert path.stat().st_mtime_ns == stamp  # found in the cache, not built again
+    assert built_database_path(S, ABAPA_SMALL) != path  # other rules, another file
+
+
+@pytest.mark.parametrize("seeds, message", [
+    ("49", r"endgame='49': seeds must be from 0 to 48"),
+    ("25", r"endgame='25': a database of 25 seeds needs about .* MiB, above the cap"),
+])
+def test_too_many_seeds_to_build_are_refused(seeds, message, tmp_path, monkeypatch):
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
+    with pytest.raises(ValueError, match=message):
+        parse(f"minimax(depth=2, endgame='{seeds}')").act(Game())
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_no_database_is_built_under_a_ply_cap(tmp_path, monkeypatch):
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
+    capped = Rules(pits_per_side=3, seeds_per_pit=4, max_plies=100)
+    agent = parse("minimax(depth=4, endgame='6')")
+    agent.act(Game(rules=capped))
+    assert agent.last_search.probes == 0 and list(tmp_path.iterdir()) == []
