@@ -44,4 +44,8 @@ def test_bad_options(spec, message):
 
 def test_specs():
     assert str(parse("champion")) == "champion"
-    assert str(parse("champion(depth=8)")) == "champion(time=None, depth=8)"
+    assert str(parse("champion(time=0.5)")) == "champion"
+    # With a depth the time does not apply, and the canonical spec leaves it out; it parses back the same.
+    for spec in ("champion(depth=8)", "champion(time=None, depth=8)"):
+        assert str(parse(spec)) == "champion(depth=8)" and parse(str(parse(spec))) == parse(spec)
+    assert str(parse("champion(depth=11, endgame='15', book=False)")) == "champion(depth=11, book=False, endgame='15')"

@@ -143,10 +143,14 @@ class Agent:
     @property
     def spec(self) -> str:
         """The canonical spec: the name and every parameter that differs from its default."""
+        return self._spec_without(())
+
+    def _spec_without(self, unused: Tuple[str, ...]) -> str:
+        """The canonical spec, leaving out the parameters named in ``unused`` (they do not apply)."""
         args = [
             f"{p.name}={self._values[p.name]!r}"
             for p in self.params
-            if self._values[p.name] != p.default
+            if p.name not in unused and self._values[p.name] != p.default
         ]
         return f"{self.name}({', '.join(args)})" if args else self.name
 

@@ -76,6 +76,11 @@ class Champion(Agent):
         if self.time is not None and self.depth is not None:
             raise ValueError("champion: give a time or a depth, not both")
 
+    @property
+    def spec(self) -> str:
+        """The canonical spec; with a depth, the time (then None) is left out: ``champion(depth=11)``."""
+        return self._spec_without(("time",) if self.depth is not None else ())
+
     def reset(self) -> None:
         self._search = Minimax(
             depth=self.depth, time=self.time, seed=self.seed, endgame=self.endgame,
