@@ -55,7 +55,7 @@ from ._jit import jit
 from .game import Game
 from .rules import ONGOING, Rules, _capture, _sow, legal_actions
 
-__all__ = ["FEATURES", "Evaluation", "features", "load_evaluation", "WEIGHTS_PATH"]
+__all__ = ["FEATURES", "Evaluation", "checked_weights", "features", "load_evaluation", "WEIGHTS_PATH"]
 
 #: The features, in the order of :func:`features` and of the weights.
 FEATURES = (
@@ -183,6 +183,23 @@ def features(states: np.ndarray, rules: Optional[Rules] = None) -> np.ndarray:
     return _features_of_states(np.ascontiguousarray(states, dtype=np.int64), rules.params)
 
 
+def checked_weights(weights: Sequence[float]) -> np.ndarray:
+    """``weights`` as a new float64 array, one per feature of :data:`FEATURES`.
+
+    Raises:
+        ValueError: not one finite number per feature.
+    """
+    try:
+        array = np.array(weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        array = None
+    if array is None or array.shape != (_N_FEATURES,) or not np.all(np.isfinite(array)):
+        raise ValueError(
+            f"an evaluation needs {_N_FEATURES} finite weights ({', '.join(FEATURES)}), got {weights!r}"
+        )
+    return array
+
+
 @dataclasses.dataclass(frozen=True)
 class Evaluation:
     """A fitted linear evaluation: one weight per feature of :data:`FEATURES`.
@@ -196,12 +213,7 @@ class Evaluation:
     meta: Mapping[str, object] = dataclasses.field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        weights = np.asarray(self.weights, dtype=np.float64)
-        if weights.shape != (_N_FEATURES,) or not np.all(np.isfinite(weights)):
-            raise ValueError(
-                f"an evaluation needs {_N_FEATURES} finite weights ({', '.join(FEATURES)}), "
-                f"got {list(self.weights)!r}"
-            )
+        weights = checked_weights(self.weights)
         weights.flags.writeable = False
         object.__setattr__(self, "weights", weights)
 

@@ -46,7 +46,7 @@ import numpy as np
 from .._guard import Chunks, available_memory
 from .._jit import jit
 from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
-from ..evaluation import _N_FEATURES, _logit
+from ..evaluation import _N_FEATURES, _logit, checked_weights
 from ..game import Game
 from ..rules import (
     _R_GRAND_SLAM, DRAW, NORTH, ONGOING, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
@@ -128,10 +128,9 @@ class SearchConfig:
         for name in ("c", "bias", "history", "rave", "cutoff"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be non-negative, got {getattr(self, name)!r}")
-        weights = tuple(self.evaluation)
-        if weights and (len(weights) != _N_FEATURES or not all(math.isfinite(w) for w in weights)):
-            raise ValueError(f"evaluation must be {_N_FEATURES} finite weights (or empty), got {weights!r}")
-        object.__setattr__(self, "evaluation", tuple(float(w) for w in weights))
+        weights = self.evaluation
+        empty = isinstance(weights, (tuple, list)) and len(weights) == 0  # no evaluation: playouts
+        object.__setattr__(self, "evaluation", () if empty else tuple(checked_weights(weights).tolist()))
 
     def vector(self) -> np.ndarray:
         """The configuration as the kernels read it."""
