@@ -99,7 +99,7 @@ def test_every_committed_game_obeys_the_rules():
     assert not bad and len(frame) == count(DATA)
 
 
-@pytest.mark.parametrize("experiment", ["solver", "rave", "champions"])
+@pytest.mark.parametrize("experiment", ["solver", "rave", "champions", "knowledge"])
 def test_a_sample_of_committed_games_replays_identically(experiment):
     frame = load(DATA, experiment)
     if frame.empty:

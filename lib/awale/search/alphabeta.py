@@ -3,7 +3,8 @@
 The search is the αβ procedure of Knuth & Moore (1975), "An analysis of
 alpha-beta pruning", *Artificial Intelligence* 6(4), in its negamax, fail-soft
 form, with iterative deepening, move ordering (the transposition table's move
-first, then captures by size), a transposition table of preallocated arrays,
+first, then captures by size; a history heuristic after them was measured and
+left out, see the README), a transposition table of preallocated arrays,
 and bounds from the seeds still on the board (no line can score better than
 the mover taking them all).  Moves are made by :func:`awale.rules.advance`:
 no rule is written twice.
