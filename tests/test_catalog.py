@@ -75,3 +75,15 @@ def test_the_ladder_completes_the_champions_round_robin():
     assert played == every_pair and not champions & set(ladder)
     assert len(ladder) == len(every_pair) - len(champions) == 57
     assert all(b in map(canonical_spec, catalog.LADDER_VARIANTS) for _, b in ladder)
+
+
+def test_the_knowledge_ladder_is_a_round_robin_plus_its_checks():
+    pairs = CATALOG["knowledge"].pairings()
+    agents = [canonical_spec(spec) for spec in catalog.KNOWLEDGE]
+    robin = pairs[: len(pairs) - len(catalog.KNOWLEDGE_CHECKS)]
+    assert {frozenset(pair) for pair in robin} == {frozenset((a, b)) for a in agents for b in agents if a != b}
+    assert len(robin) == len(agents) * (len(agents) - 1) // 2 == 91
+    # The checks: evaluated αβ one ply shallower than in the round robin, against evaluated UCTs of the round robin.
+    for shallow, uct in pairs[len(robin):]:
+        deep = canonical_spec(shallow.replace("depth=10", "depth=11"))
+        assert shallow not in agents and deep in agents and uct in agents and parse(uct).evaluation

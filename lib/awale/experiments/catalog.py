@@ -42,8 +42,9 @@ ladder             the pairs of a round robin of the champions and            50
                    LADDER_VARIANTS that champions does not play
 parallel           uct on 2 threads by root, tree and leaf                    50       150
                    parallelisation vs uct on one, 0.1 s a move (timed)
-knowledge          round robin of KNOWLEDGE: what evaluation, solver,         50     4,550
-                   endgame values and book add, at equal time a move
+knowledge          round robin of KNOWLEDGE: what evaluation, solver,         50     4,650
+                   endgame values and book add, at equal time a move;
+                   and KNOWLEDGE_CHECKS, evaluated αβ one ply shallower
 =================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
@@ -66,7 +67,8 @@ move as ``uct(iterations=3800)`` (11.5 ms on one core of the development
 machine), measured on the same positions for every agent by
 ``data/knowledge/calibrate.py`` (its table is ``data/knowledge/calibration.csv``).
 Depths come in whole plies, so an αβ agent's time is the closest its depths
-allow (see :data:`KNOWLEDGE`).  The agents with ``endgame='15'`` build the
+allow (see :data:`KNOWLEDGE`); :data:`KNOWLEDGE_CHECKS` plays evaluated αβ one
+ply shallower, faster than UCT, against the evaluated UCTs.  The agents with ``endgame='15'`` build the
 15-seed endgame database on first use (about 25 s) and cache it.
 
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
@@ -130,6 +132,7 @@ __all__ = [
     "parallel",
     "knowledge",
     "KNOWLEDGE",
+    "KNOWLEDGE_CHECKS",
     "PARALLEL_SECONDS",
     "PARALLEL_THREADS",
 ]
@@ -196,6 +199,14 @@ KNOWLEDGE = (
     "champion(depth=11, endgame='15')",
     "openspiel_mcts(iterations=580)",
     "openspiel_alphabeta(depth=8)",
+)
+
+#: Pairings outside the knowledge round robin that check its main comparison against the rounding of depths:
+#: evaluated αβ one ply shallower, which takes less time per move than UCT, against the evaluated UCTs.
+KNOWLEDGE_CHECKS = (
+    ("minimax(depth=10, evaluation=True, quiescence=4)", "uct(iterations=9700, evaluation=True)"),
+    ("minimax(depth=10, evaluation=True, quiescence=4, endgame='15')",
+     "uct(iterations=13000, evaluation=True, solver=True, endgame='15')"),
 )
 
 #: Seconds a move and threads of the parallel-search experiment (the development machine has 2 cores).
@@ -301,8 +312,8 @@ def ladder() -> List[Pairing]:
 
 
 def knowledge() -> List[Pairing]:
-    """A round robin of :data:`KNOWLEDGE`, every agent at about the same time per move."""
-    return [(a, b) for i, a in enumerate(KNOWLEDGE) for b in KNOWLEDGE[i + 1 :]]
+    """A round robin of :data:`KNOWLEDGE` at about the same time per move, then :data:`KNOWLEDGE_CHECKS`."""
+    return [(a, b) for i, a in enumerate(KNOWLEDGE) for b in KNOWLEDGE[i + 1 :]] + list(KNOWLEDGE_CHECKS)
 
 
 def parallel() -> List[Pairing]:
