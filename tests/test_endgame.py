@@ -157,6 +157,27 @@ def test_a_file_round_trip_and_damaged_files(small, tmp_path):
     assert not eg.load(str(tmp_path / "flipped.db")).verify_checksum()
 
 
+def test_saves_to_one_path_at_once_leave_one_whole_file(small, tmp_path):
+    """Workers that build the same cached database save it side by side: each writes its own temporary file."""
+    import threading
+
+    path, errors = tmp_path / "shared.db", []
+
+    def save():
+        try:
+            small.save(str(path))
+        except OSError as error:
+            errors.append(error)
+
+    savers = [threading.Thread(target=save) for _ in range(8)]
+    for saver in savers:
+        saver.start()
+    for saver in savers:
+        saver.join()
+    assert errors == [] and [p.name for p in tmp_path.iterdir()] == ["shared.db"]
+    assert eg.load(str(path)).verify_checksum() and path.stat().st_mode & 0o777 == 0o644
+
+
 @pytest.mark.parametrize(
     "kwargs, message",
     [

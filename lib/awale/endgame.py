@@ -50,6 +50,7 @@ import hashlib
 import json
 import math
 import os
+import tempfile
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 import numpy as np
@@ -440,16 +441,26 @@ class EndgameDatabase:
         }
 
     def save(self, path: str) -> None:
-        """Write the database to ``path`` (atomically: a temporary file, then a rename)."""
+        """Write the database to ``path`` (atomically: a temporary file of its own, then a rename).
+
+        Processes saving the same database to the same path at once (workers
+        building a cached one) each write their own file, and the last rename wins.
+        """
         values = np.ascontiguousarray(self.values)
         text = json.dumps(self.header(), sort_keys=True).encode()
-        temporary = f"{path}.part"
-        with open(temporary, "wb") as handle:
-            handle.write(_MAGIC)
-            handle.write(len(text).to_bytes(8, "little"))
-            handle.write(text)
-            handle.write(values.tobytes())
-        os.replace(temporary, path)
+        folder, name = os.path.split(os.path.abspath(path))
+        descriptor, temporary = tempfile.mkstemp(prefix=f"{name}.", suffix=".part", dir=folder)
+        try:
+            with os.fdopen(descriptor, "wb") as handle:
+                handle.write(_MAGIC)
+                handle.write(len(text).to_bytes(8, "little"))
+                handle.write(text)
+                handle.write(values.tobytes())
+            os.chmod(temporary, 0o644)  # mkstemp's file is private; a database is not
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
 
 
 def load(path: str) -> EndgameDatabase:
