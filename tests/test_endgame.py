@@ -175,7 +175,7 @@ def test_saves_to_one_path_at_once_leave_one_whole_file(small, tmp_path):
     for saver in savers:
         saver.join()
     assert errors == [] and [p.name for p in tmp_path.iterdir()] == ["shared.db"]
-    assert eg.load(str(path)).verify_checksum() and path.stat().st_mode & 0o777 == 0o644
+    assert eg.load(str(path)).verify_checksum() and path.stat().st_mode & 0o777 == 0o666 & ~eg._UMASK
 
 
 @pytest.mark.parametrize(

@@ -224,6 +224,36 @@ def test_too_many_seeds_to_build_are_refused(seeds, message, tmp_path, monkeypat
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("value, message", [
+    ("", "endgame must be a database file or a number of seeds"),
+    ("015", "without leading zeros"),
+    ("9" * 300, "at most 32767 seeds"),
+])
+def test_bad_endgame_values_are_refused_when_the_agent_is_made(value, message):
+    for name in ("minimax", "uct", "mcts", "champion"):
+        with pytest.raises(ValueError, match=message):
+            parse(f"{name}(endgame='{value}')")
+
+
+@pytest.mark.parametrize("value", ["abc", "-1", " 15", "\u00b2", "./15"])
+def test_a_value_that_is_not_seeds_is_a_file_that_must_exist(value, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    agent = parse(f"minimax(depth=2, endgame={value!r})")
+    with pytest.raises(ValueError, match="no such database file \\(nor a number of seeds\\)"):
+        agent.act(Game())
+
+
+def test_a_damaged_cached_database_is_built_again(nobody, tmp_path, monkeypatch, capsys):
+    from awale.agents.endgame import built_database_path, endgame_database
+
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
+    path = built_database_path(S, NOBODY)
+    path.write_bytes(b"half a database")
+    database = endgame_database(str(S), NOBODY)
+    assert database.checksum == nobody.checksum and database.verify_checksum()
+    assert "rebuilding the cached endgame database" in capsys.readouterr().err
+
+
 def test_no_database_is_built_under_a_ply_cap(tmp_path, monkeypatch):
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
     capped = Rules(pits_per_side=3, seeds_per_pit=4, max_plies=100)

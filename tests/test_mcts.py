@@ -36,11 +36,15 @@ def test_counters_add_up(config):
     assert all(0.0 <= c.mean <= 1.0 for c in children)
 
 
+@pytest.mark.parametrize("capacity", [2, 1024])
 @pytest.mark.parametrize("config", VARIANTS, ids=str)
-def test_no_statistic_is_read_before_it_is_written(config, monkeypatch):
-    """Arrays filled with garbage at allocation give the same tree as fresh ones, root row included."""
+def test_no_statistic_is_read_before_it_is_written(config, capacity, monkeypatch):
+    """Arrays filled with garbage at allocation give the same tree as fresh ones, root row included.
+
+    From a capacity of 2 the arrays are allocated again as the tree grows, and filled with garbage each time.
+    """
     def grown(seed):
-        tree = SearchTree(Game(), config, seed_rng(seed))
+        tree = SearchTree(Game(), config, seed_rng(seed), capacity=capacity)
         tree.run(500)
         return tree
 

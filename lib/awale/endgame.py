@@ -45,6 +45,7 @@ probe looks a position up by the same perfect hash.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -64,6 +65,7 @@ __all__ = [
     "MAX_SEEDS",
     "EndgameDatabase",
     "build",
+    "check_build",
     "load",
     "position_count",
     "memory_needed",
@@ -76,6 +78,9 @@ __all__ = [
 
 #: Version of the file layout written by :meth:`EndgameDatabase.save`.
 FORMAT_VERSION = 1
+
+_UMASK = os.umask(0o022)  # read once (setting it is the only way to read it) and put back at once
+os.umask(_UMASK)
 
 #: The largest ``S`` a database may have: values must fit a signed byte.
 MAX_SEEDS = 120
@@ -451,15 +456,18 @@ class EndgameDatabase:
         folder, name = os.path.split(os.path.abspath(path))
         descriptor, temporary = tempfile.mkstemp(prefix=f"{name}.", suffix=".part", dir=folder)
         try:
-            with os.fdopen(descriptor, "wb") as handle:
+            with open(descriptor, "wb") as handle:
                 handle.write(_MAGIC)
                 handle.write(len(text).to_bytes(8, "little"))
                 handle.write(text)
                 handle.write(values.tobytes())
-            os.chmod(temporary, 0o644)  # mkstemp's file is private; a database is not
+                handle.flush()
+                os.fsync(handle.fileno())  # whole on disk before it takes the name
+            os.chmod(temporary, 0o666 & ~_UMASK)  # mkstemp's file is private; give it the usual mode
             os.replace(temporary, path)
         except BaseException:
-            os.unlink(temporary)
+            with contextlib.suppress(OSError):
+                os.unlink(temporary)
             raise
 
 
@@ -517,6 +525,22 @@ def probe_tables(database: Optional[EndgameDatabase], rules: Rules) -> Tuple[int
     return database.seeds, values, database._binom, database._offsets
 
 
+def check_build(rules: Optional[Rules], seeds: int, memory: Optional[int] = None) -> Tuple[Rules, int]:
+    """The rules and seeds of a database :func:`build` can make within ``memory`` bytes (None: any).
+
+    Raises:
+        ValueError: rules with a ply cap, seeds out of range, or more memory needed than ``memory``.
+    """
+    rules = _check_rules(rules)
+    seeds = _check_seeds(seeds, rules)
+    need = memory_needed(rules.pits_per_side, seeds)
+    if memory is not None and need > memory:
+        raise ValueError(
+            f"a database of {seeds} seeds needs about {need / 2**20:,.0f} MiB, above the cap of {memory / 2**20:,.0f} MiB"
+        )
+    return rules, seeds
+
+
 def build(
     rules: Optional[Rules] = None,
     seeds: int = 15,
@@ -544,14 +568,7 @@ def build(
     Raises:
         ValueError: bad rules or seeds, or more memory needed than ``memory``.
     """
-    rules = _check_rules(rules)
-    seeds = _check_seeds(seeds, rules)
-    n = rules.pits_per_side
-    need = memory_needed(n, seeds)
-    if memory is not None and need > memory:
-        raise ValueError(
-            f"a database of {seeds} seeds needs about {need / 2**20:,.0f} MiB, above the cap of {memory / 2**20:,.0f} MiB"
-        )
+    rules, seeds = check_build(rules, seeds, memory)
     database = EndgameDatabase(rules, seeds)
     values = np.zeros(len(database), dtype=np.int8)
     params = np.array(rules.params)

@@ -183,20 +183,23 @@ def features(states: np.ndarray, rules: Optional[Rules] = None) -> np.ndarray:
     return _features_of_states(np.ascontiguousarray(states, dtype=np.int64), rules.params)
 
 
-def checked_weights(weights: Sequence[float]) -> np.ndarray:
+def checked_weights(weights: Sequence[float], what: str = "an evaluation") -> np.ndarray:
     """``weights`` as a new float64 array, one per feature of :data:`FEATURES`.
 
     Raises:
-        ValueError: not one finite number per feature.
+        ValueError: not one finite real number (not a bool, not a string) per
+            feature; the message begins with ``what``.
     """
+    array = None
     try:
-        array = np.array(weights, dtype=np.float64)
-    except (TypeError, ValueError):
-        array = None
+        numbers = list(weights)
+        if all(isinstance(w, (int, float, np.integer, np.floating)) and not isinstance(w, (bool, np.bool_))
+               for w in numbers):
+            array = np.array(numbers, dtype=np.float64)
+    except (TypeError, ValueError, OverflowError):
+        pass
     if array is None or array.shape != (_N_FEATURES,) or not np.all(np.isfinite(array)):
-        raise ValueError(
-            f"an evaluation needs {_N_FEATURES} finite weights ({', '.join(FEATURES)}), got {weights!r}"
-        )
+        raise ValueError(f"{what} needs {_N_FEATURES} finite weights ({', '.join(FEATURES)}), got {weights!r}")
     return array
 
 

@@ -5,7 +5,8 @@ chapter for the measurements that chose it):
 
 1. an opening book (:mod:`awale.book`), built offline by the same search at a
    greater depth, answers the first plies at once;
-2. an endgame database (``endgame=PATH``, :mod:`awale.endgame`), if given,
+2. an endgame database (``endgame=PATH`` or ``endgame='15'``, see
+   :mod:`awale.agents.endgame`), if given,
    plays perfectly once it holds the position and scores the positions it
    holds inside the search;
 3. otherwise αβ (:class:`awale.agents.minimax.Minimax`) searches with the
@@ -52,7 +53,7 @@ class Champion(Agent):
         depth: search to this depth instead of for a time (reproducible games).
         seed: seed of the generator that breaks ties between equal moves.
         book: play from the shipped opening book (default True).
-        endgame: path of an endgame database (default none).
+        endgame: an endgame database: a file, or a number of seeds (built and cached); default none.
     """
 
     name = "champion"

@@ -14,10 +14,12 @@ first use.  Without the option an agent is unchanged.
 
 Instead of a path the option takes a number of seeds, ``endgame='15'``: the
 database of every position with at most that many seeds for the game's
-rules, built on first use (about 25 s for 15 seeds, 17 MB) and kept in the
-cache directory (``$AWALE_CACHE``, else ``~/.cache/awale``).  The database
-is a pure function of the rules and the seeds, so games played with such a
-spec replay on any machine, as the experiments need.
+rules, built on first use (about 25 s for 15 seeds, a file of 17 MB; a
+line on stderr says so) and kept in the cache directory
+(``$AWALE_CACHE``, else ``~/.cache/awale``).  The database is a pure
+function of the rules and the seeds, so games played with such a spec replay
+on any machine, as the experiments need.  (A file named by digits alone is
+given as ``'./15'``.)
 """
 
 from __future__ import annotations
@@ -26,28 +28,57 @@ import dataclasses
 import hashlib
 import json
 import os
+import re
+import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: concurrent first uses may each build the database (the last save wins)
+    fcntl = None  # type: ignore[assignment]
 
 from ..game import Game
-from ..rules import Rules
+from ..rules import MAX_SEEDS, Rules
 from .base import Param
 
 if TYPE_CHECKING:
     from ..endgame import EndgameDatabase
 
-__all__ = ["endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path"]
+__all__ = [
+    "endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path", "BUILD_MEMORY",
+]
 
-#: The most memory building a database for the ``endgame`` option may take (bytes): 19 seeds fit, 20 do not.
+#: The most memory building a database for the ``endgame`` option may take (bytes): on the standard board of
+#: 6 pits a side, 19 seeds fit and 20 do not.
 BUILD_MEMORY = 2 * 2**30
 
 _OPEN: Dict[Tuple[str, float], object] = {}  # path and modification time -> the database, opened once
 
 
+class _EndgameParam(Param):
+    """The ``endgame`` parameter, whose value is checked when the agent is made, not at its first move."""
+
+    def check(self, agent: str, value: Any) -> Any:
+        value = super().check(agent, value)
+        if value is None:
+            return None
+        if value == "":
+            raise ValueError(f"{agent}: endgame must be a database file or a number of seeds, got ''")
+        if re.fullmatch(r"[0-9]+", value):
+            if len(value) > 1 and value.startswith("0"):
+                raise ValueError(f"{agent}: endgame={value!r}: write the number of seeds without leading zeros")
+            if int(value) > MAX_SEEDS:
+                raise ValueError(f"{agent}: endgame={value!r}: at most {MAX_SEEDS} seeds")
+        return value
+
+
 def endgame_param() -> Param:
-    """The ``endgame`` parameter: the path of a database file, or None (the default: no database)."""
-    return Param("endgame", str, None, optional=True,
-                 doc="endgame database to play from: a path, or seeds ('15') to build and cache one (default none)")
+    """The ``endgame`` parameter: a database file, or a number of seeds (a database built and cached), or None."""
+    return _EndgameParam(
+        "endgame", str, None, optional=True,
+        doc="endgame database to play from: a file, or a number of seeds ('15') to build and cache (default none)",
+    )
 
 
 def cache_directory() -> Path:
@@ -56,44 +87,66 @@ def cache_directory() -> Path:
 
 
 def built_database_path(seeds: int, rules: Rules) -> Path:
-    """The file of the cached database of ``seeds`` seeds for ``rules`` (named by a digest of the rules)."""
+    """The file of the cached database of ``seeds`` seeds for ``rules`` (named by the format and the rules)."""
+    from ..endgame import FORMAT_VERSION
+
     text = json.dumps(dataclasses.asdict(rules), sort_keys=True)
     digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    return cache_directory() / f"endgame-{digest}-{seeds}.db"
+    return cache_directory() / f"endgame-v{FORMAT_VERSION}-{digest}-{seeds}.db"
 
 
-def _built(seeds: str, rules: Rules) -> str:
-    """The path of the database of ``seeds`` seeds for ``rules``, built and saved first if it is not cached."""
+def _built(seeds: int, rules: Rules) -> str:
+    """The path of the database of ``seeds`` seeds for ``rules``, built and saved first if it is not cached.
+
+    One process builds it while the others wait (a lock file beside it); a
+    cached file that does not load (damaged, or of another format) is built again.
+    """
     from .. import endgame
 
-    path = built_database_path(int(seeds), rules)
-    if not path.exists():
-        try:
-            database = endgame.build(rules, int(seeds), memory=BUILD_MEMORY)
-        except ValueError as error:
-            raise ValueError(f"endgame={seeds!r}: {error}") from None
-        path.parent.mkdir(parents=True, exist_ok=True)
+    endgame.check_build(rules, seeds, BUILD_MEMORY)
+    path = built_database_path(seeds, rules)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(f"{path}.lock", "w") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+        if path.exists():
+            try:
+                endgame.load(str(path))
+                return str(path)
+            except ValueError as error:
+                print(f"awale: rebuilding the cached endgame database ({error})", file=sys.stderr)
+        print(f"awale: building the endgame database of {seeds} seeds for these rules, once "
+              f"(about 25 s for 15 seeds), into {path}", file=sys.stderr)
+        database = endgame.build(rules, seeds, memory=BUILD_MEMORY)
         database.save(str(path))
     return str(path)
 
 
 def endgame_database(path: Optional[str], rules: Rules) -> Optional["EndgameDatabase"]:
-    """The database at ``path`` (opened once per process), or None if no path is given or it is for other rules.
+    """The database ``path`` names (opened once per process), or None if none is given or it is for other rules.
 
-    A ``path`` of digits names the cached database of that many seeds for ``rules``, built if missing.
+    A ``path`` of digits names the cached database of that many seeds for
+    ``rules``, built if missing (a file named by digits alone is ``./15``).
+    No database holds exact values under a ply cap: with such rules it is None.
 
     Raises:
-        ValueError: the file is not an endgame database, or there are too
-            many seeds for the rules (OSError: it cannot be read or written).
+        ValueError: no such file, the file is not an endgame database, or
+            there are too many seeds for the rules or the memory cap
+            (OSError: the file or the cache cannot be read or written).
     """
     if path is None:
         return None
     from .. import endgame  # imported when used: the agents without the option never load it
 
-    if path.isdigit():
+    if re.fullmatch(r"[0-9]+", path):
         if rules.max_plies is not None:
-            return None  # no database holds exact values under a ply cap
-        path = _built(path, rules)
+            return None
+        try:
+            path = _built(int(path), rules)
+        except ValueError as error:
+            raise ValueError(f"endgame={path!r}: {error}") from None
+    elif not os.path.isfile(path):
+        raise ValueError(f"endgame={path!r}: no such database file (nor a number of seeds)")
     key = (path, os.path.getmtime(path))
     if key not in _OPEN:
         _OPEN[key] = endgame.load(path)
@@ -105,7 +158,7 @@ def endgame_action(path: Optional[str], game: Game) -> Optional[int]:
     """The database's best action in ``game``, or None if there is no database or it does not cover the game.
 
     Raises:
-        ValueError: the file is not an endgame database (OSError: it cannot be read).
+        ValueError: as :func:`endgame_database`.
     """
     database = endgame_database(path, game.rules)
     if database is None or game.game_finished or not database.covers(game):

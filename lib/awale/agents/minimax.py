@@ -38,8 +38,8 @@ class Minimax(Agent):
         time: seconds per move: iterative deepening until the time is spent
             (or ``depth`` is reached, if given too).
         seed: seed of the generator that breaks ties.
-        endgame: path of an endgame database (:mod:`awale.agents.endgame`):
-            its moves are played once it holds the position, and the search
+        endgame: an endgame database, a file or a number of seeds
+            (:mod:`awale.agents.endgame`): its moves are played once it holds the position, and the search
             scores the positions it holds exactly.
         evaluation: score positions at the depth limit with the fitted
             evaluation of :mod:`awale.evaluation` instead of the capture

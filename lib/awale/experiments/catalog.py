@@ -62,7 +62,7 @@ uct(iterations=3800).
 
 The knowledge ladder (``knowledge``) compares agents that differ in what
 they know at the same time per move, again with reproducible budgets: each
-agent's iterations or depth were chosen so that it takes about as long per
+search's iterations or depth were chosen so that it takes about as long per
 move as ``uct(iterations=3800)`` (11.5 ms on one core of the development
 machine), measured on the same positions for every agent by
 ``data/knowledge/calibrate.py`` (its table is ``data/knowledge/calibration.csv``).

@@ -129,8 +129,13 @@ class SearchConfig:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be non-negative, got {getattr(self, name)!r}")
         weights = self.evaluation
-        empty = isinstance(weights, (tuple, list)) and len(weights) == 0  # no evaluation: playouts
-        object.__setattr__(self, "evaluation", () if empty else tuple(checked_weights(weights).tolist()))
+        try:
+            empty = not isinstance(weights, str) and len(weights) == 0  # no weights: playouts
+        except TypeError:
+            empty = False
+        object.__setattr__(
+            self, "evaluation", () if empty else tuple(checked_weights(weights, "evaluation (or empty)").tolist())
+        )
 
     def vector(self) -> np.ndarray:
         """The configuration as the kernels read it."""
