@@ -227,7 +227,8 @@ def test_too_many_seeds_to_build_are_refused(seeds, message, tmp_path, monkeypat
 @pytest.mark.parametrize("value, message", [
     ("", "endgame must be a database file or a number of seeds"),
     ("015", "without leading zeros"),
-    ("9" * 300, "at most 32767 seeds"),
+    ("121", "a database holds at most 120 seeds"),
+    ("9" * 500, "a database holds at most 120 seeds"),
 ])
 def test_bad_endgame_values_are_refused_when_the_agent_is_made(value, message):
     for name in ("minimax", "uct", "mcts", "champion"):

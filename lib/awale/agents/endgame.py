@@ -39,7 +39,7 @@ except ImportError:  # not POSIX: concurrent first uses may each build the datab
     fcntl = None  # type: ignore[assignment]
 
 from ..game import Game
-from ..rules import MAX_SEEDS, Rules
+from ..rules import Rules
 from .base import Param
 
 if TYPE_CHECKING:
@@ -66,10 +66,12 @@ class _EndgameParam(Param):
         if value == "":
             raise ValueError(f"{agent}: endgame must be a database file or a number of seeds, got ''")
         if re.fullmatch(r"[0-9]+", value):
+            from ..endgame import MAX_SEEDS  # a database's own limit (values fit a byte)
+
             if len(value) > 1 and value.startswith("0"):
                 raise ValueError(f"{agent}: endgame={value!r}: write the number of seeds without leading zeros")
-            if int(value) > MAX_SEEDS:
-                raise ValueError(f"{agent}: endgame={value!r}: at most {MAX_SEEDS} seeds")
+            if len(value) > 3 or int(value) > MAX_SEEDS:
+                raise ValueError(f"{agent}: endgame={value!r}: a database holds at most {MAX_SEEDS} seeds")
         return value
 
 

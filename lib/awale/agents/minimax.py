@@ -39,8 +39,9 @@ class Minimax(Agent):
             (or ``depth`` is reached, if given too).
         seed: seed of the generator that breaks ties.
         endgame: an endgame database, a file or a number of seeds
-            (:mod:`awale.agents.endgame`): its moves are played once it holds the position, and the search
-            scores the positions it holds exactly.
+            (:mod:`awale.agents.endgame`): its moves are played once it
+            holds the position, and the search scores the positions it
+            holds exactly.
         evaluation: score positions at the depth limit with the fitted
             evaluation of :mod:`awale.evaluation` instead of the capture
             difference alone.
