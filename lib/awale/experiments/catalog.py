@@ -68,8 +68,9 @@ machine), measured on the same positions for every agent by
 ``data/knowledge/calibrate.py`` (its table is ``data/knowledge/calibration.csv``).
 Depths come in whole plies, so an αβ agent's time is the closest its depths
 allow (see :data:`KNOWLEDGE`); :data:`KNOWLEDGE_CHECKS` plays evaluated αβ one
-ply shallower, faster than UCT, against the evaluated UCTs.  The agents with ``endgame='15'`` build the
-15-seed endgame database on first use (about 25 s) and cache it.
+ply shallower, faster than UCT, against the evaluated UCTs.  The agents with
+``endgame='15'`` build the 15-seed endgame database on first use (about
+25 s) and cache it.
 
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
 its games depend on the machine's speed and load, cannot be replayed move
