@@ -77,6 +77,10 @@ SHOWCASE: Tuple[Pick, ...] = (
     Pick("Minimax against UCT at about equal time per move", "pairing", "alphabeta-uct",
          ("minimax(depth=12)", _UCT),
          about="αβ searching 12 plies takes about as long per move as UCT with the reference budget."),
+    Pick("The champion against UCT with the same knowledge", "pairing", "knowledge",
+         ("champion(depth=11, endgame='15')", "uct(iterations=13000, evaluation=True, solver=True, endgame='15')"),
+         about="Both with the fitted evaluation and the endgame database, at about equal time per move: "
+               "αβ with an opening book against UCT with the solver."),
     Pick("UCT against OpenSpiel's MCTS", "pairing", "ladder", (_UCT, f"openspiel_mcts(iterations={REFERENCE_ITERATIONS})"),
          about="The same algorithm written by another program, at the same number of simulations."),
     Pick("MCTS-Solver against UCT", "pairing", "solver", (f"uct(iterations={REFERENCE_ITERATIONS}, solver=True)", _UCT),
