@@ -8,7 +8,7 @@ nothing but its own files.  ``tools/check_viewer.py`` steps through the games in
 board with the positions the library computes.
 
 Options: ``:store:`` the store, relative to the project (default ``data/experiments.sqlite``).  The page is
-read again whenever the store changes.  Only the store is read: no game is played during the build.
+read again whenever the store or the rules of the showcase change.  Only the store is read: no game is played during the build.
 """
 
 from __future__ import annotations
@@ -93,12 +93,14 @@ class GameViewer(SphinxDirective):
     option_spec = {"store": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
+        from awale.experiments import showcase
         from awale.experiments.showcase import pick_games
         from awale.record import margin_text
 
         relative = self.options.get("store", "data/experiments.sqlite")
         store = Path(self.env.app.confdir) / relative
         self.env.note_dependency(str(store))
+        self.env.note_dependency(showcase.__file__)  # the rules that pick the games
         if not store.is_file():
             return [nodes.paragraph(text=f"This copy of the thesis has no experiment store ({relative}), "
                                          "so it has no game to show.")]
