@@ -367,7 +367,8 @@ def test_agent_specs():
         agent = parse(spec)
         assert parse(str(agent)) == agent
         assert str(parse(str(agent))) == str(agent)
-    assert str(parse("minimax(time=0.5)")) == "minimax(depth=None, time=0.5)"
+    assert str(parse("minimax(time=0.5)")) == str(parse("minimax(depth=None, time=0.5)")) == "minimax(time=0.5)"
+    assert str(parse("minimax(depth=None)")) == "minimax(depth=None)"  # to the end of the game: not the default
 
 
 @pytest.mark.parametrize(

@@ -68,6 +68,11 @@ class Minimax(Agent):
         self._searcher: Optional[AlphaBeta] = None
         super().__init__(**kwargs)
 
+    @property
+    def spec(self) -> str:
+        """The canonical spec; a time alone leaves out the depth it sets to None: ``minimax(time=0.5)``."""
+        return self._spec_without(("depth",) if self.depth is None and self.time is not None else ())
+
     def reset(self) -> None:
         """Empty the transposition table and restart the tie-breaking generator."""
         if self._searcher is not None:
