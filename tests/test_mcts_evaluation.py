@@ -52,9 +52,21 @@ def test_spec_and_bad_weights():
         SearchConfig(evaluation=(math.nan,) * len(FEATURES))
 
 
-def test_with_threads_by_root_the_evaluation_works_and_by_tree_or_leaf_it_is_refused():
-    agent = parse("uct(iterations=400, evaluation=True, threads=2, parallel='root')")
-    assert agent.act(Game()) in Game().legal_actions
-    for scheme in ("tree", "leaf"):
-        with pytest.raises(ValueError, match="evaluation works on one thread"):
-            parse(f"uct(iterations=400, evaluation=True, threads=2, parallel='{scheme}')")
+@pytest.mark.parametrize("scheme", ["root", "tree", "leaf"])
+def test_every_parallel_scheme_scores_leaves_by_the_evaluation(scheme):
+    """On two threads, each new leaf's reward is the evaluation's, as on one (no playout: cutoff 0).
+
+    As many iterations as root moves: every iteration expands a root child (leaf parallelisation scores
+    each leaf twice, once per thread), so every child of the root is a leaf.
+    """
+    game = Game()
+    for action in (2, 3, 1):
+        game = game.step(action)[0]
+    agent = parse(f"uct(iterations={len(game.legal_actions)}, evaluation=True, threads=2, parallel='{scheme}')")
+    assert agent.act(game) in game.legal_actions
+    trees = agent.tree.trees if scheme == "root" else [agent.tree]
+    leaves = [child for tree in trees for child in tree.children()]
+    assert len(leaves) >= len(game.legal_actions) // 2
+    for child in leaves:
+        after = game.step(child.action)[0]
+        assert child.mean == pytest.approx(1.0 - EVALUATION.win_probability(after), abs=1e-9)

@@ -91,8 +91,6 @@ class _TreeSearcher(_Searcher):
         try:
             check_parallel(self.threads, self.parallel)
             threads = resolve_threads(self.threads)
-            if threads > 1 and self.parallel != "root" and self.config().evaluation:
-                raise ValueError(f"evaluation works on one thread or with parallel='root', not '{self.parallel}'")
             if self.budget_iterations is not None:  # refuse a tree this machine cannot hold, before any search
                 if threads > 1 and self.parallel == "root":  # one tree per thread, each its share of memory
                     check_tree_size(-(-self.budget_iterations // threads) + 1, self.config(), threads)

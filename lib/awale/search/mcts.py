@@ -280,6 +280,39 @@ def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_
     return length, count, moves_left, n_played
 
 
+@jit
+def _evaluation_space(root_state, cfg, n):
+    """The work arrays of :func:`_simulate`'s evaluation, for one thread."""
+    weights = cfg.shape[0] - _WEIGHTS
+    return np.empty(2 * root_state.shape[0], dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(weights)
+
+
+@jit
+def _simulate(state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
+              eval_work, eval_moves, eval_row):
+    """Score the new leaf ``state``: a playout to the end, or cut off, or none, then the evaluation if any.
+
+    Returns South's reward, the moves recorded so far and the history
+    arrays (grown if the playout outgrew them).  The ``eval_*`` arrays are
+    the evaluation's work space (:func:`awale.evaluation._logit`).
+    """
+    size = 2 * params[0]
+    evaluate = cfg[_EVALUATE] != 0
+    cutoff = np.int64(cfg[_CUTOFF])
+    moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
+    while count > 0 and moves_left != 0:
+        length, count, moves_left, n_played = _rollout(
+            state, params, keys, boards, length, out, count, rng, cfg[_HEAVY] != 0, moves_left, played, n_played,
+            scratch, endgame,
+        )
+        if count > 0 and moves_left != 0:
+            keys, boards = _grown(keys, boards, length)
+    if evaluate and state[size + 4] == ONGOING and _probe(state, size, endgame) == _UNCOVERED:
+        win = 1.0 / (1.0 + math.exp(-_logit(state, params, cfg[_WEIGHTS:], eval_work, eval_moves, eval_row)))
+        return (win if state[size + 2] == 0 else 1.0 - win), n_played, keys, boards
+    return _reward(state, size, params[1], endgame), n_played, keys, boards
+
+
 @jit(inline=False, allocates=False)
 def _descend(state, params, action, keys, boards, length, out):
     """One move of the descent through the tree (kept out of line: it is not the hot loop)."""
@@ -443,14 +476,9 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
     """
     n = params[0]
     size = 2 * n
-    total = params[1]
     solver = cfg[_SOLVER] != 0
     rave = cfg[_RAVE] > 0
     track_history = cfg[_HISTORY] != 0
-    heavy = cfg[_HEAVY] != 0
-    cutoff = np.int64(cfg[_CUTOFF])
-    evaluate = cfg[_EVALUATE] != 0
-    weights = cfg[_WEIGHTS:]
     capacity = links.shape[0]
     root_player = root_state[size + 2]
 
@@ -465,9 +493,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
     played = np.empty(_MAX_RECORDED, dtype=np.int64)
     scratch = np.empty(size + n, dtype=np.int64)
     seen = np.zeros(2, dtype=np.int64)
-    eval_work = np.empty(2 * root_state.shape[0], dtype=np.int64)
-    eval_row = np.empty(weights.shape[0], dtype=np.float64)
-    eval_moves = np.empty(n, dtype=np.int64)
+    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
 
     done = 0
     while done < iterations:
@@ -527,19 +553,9 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
 
         # Simulation.
         if reward < 0:
-            moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
-            while count > 0 and moves_left != 0:
-                length, count, moves_left, n_played = _rollout(
-                    state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch,
-                    endgame,
-                )
-                if count > 0 and moves_left != 0:
-                    keys, boards = _grown(keys, boards, length)
-            if evaluate and state[size + 4] == ONGOING and _probe(state, size, endgame) == _UNCOVERED:
-                win = 1.0 / (1.0 + math.exp(-_logit(state, params, weights, eval_work, eval_moves, eval_row)))
-                reward = win if state[size + 2] == 0 else 1.0 - win
-            else:
-                reward = _reward(state, size, total, endgame)
+            reward, n_played, keys, boards = _simulate(state, params, cfg, keys, boards, length, out, count, rng,
+                                                       played, n_played, scratch, endgame, eval_work, eval_moves,
+                                                       eval_row)
 
         # Backpropagation, with the AMAF statistics of RAVE along the way.
         seen[0] = 0

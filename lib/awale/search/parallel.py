@@ -62,9 +62,10 @@ from ..game import Game
 from ..rules import _below, _copy_history, _grown, _next_u32, legal_actions, seed_rng
 from ._atomic import atomic_add, atomic_cas, atomic_load, relax
 from .mcts import (
-    _ACTION, _CUTOFF, _FIRST, _HEAVY, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
+    _ACTION, _FIRST, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
     _RESULTS, _SOLVER, _UNTRIED, _UPPER, _VISITS, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree,
-    _bit_count, _descend, _fill_node, _nth_bit, _reward, _rollout, _select, check_tree_size, choose_action,
+    _bit_count, _descend, _evaluation_space, _fill_node, _nth_bit, _select, _simulate, check_tree_size,
+    choose_action,
 )
 
 __all__ = ["SCHEMES", "resolve_threads", "check_parallel", "search_tree", "SharedTree", "RootForest"]
@@ -363,22 +364,6 @@ def _update_bounds_shared(node, legal, links, flags):
     return raised or lowered
 
 
-@jit
-def _playout(state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame):
-    """Finish the game from ``state`` (a playout, cut off if asked); return South's reward."""
-    heavy = cfg[_HEAVY] != 0
-    cutoff = np.int64(cfg[_CUTOFF])
-    moves_left = cutoff if cutoff > 0 else -1
-    while count > 0 and moves_left != 0:
-        length, count, moves_left, n_played = _rollout(
-            state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch,
-            endgame,
-        )
-        if count > 0 and moves_left != 0:
-            keys, boards = _grown(keys, boards, length)
-    return _reward(state, 2 * params[0], params[1], endgame), n_played
-
-
 @jit(inline=False, allocates=False)
 def _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
                    amaf_w, history, seen):
@@ -432,6 +417,7 @@ def _iterate_tree(iterations, counter, control, root_state, root_keys, root_boar
     root_player = root_state[2 * n + 2]
     state, keys, boards, out, path, legal, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n,
                                                                                 capacity)
+    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
     done = 0
     while atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity and _root_open(flags):
         if atomic_add(counter, 0, 1) >= iterations:
@@ -441,8 +427,10 @@ def _iterate_tree(iterations, counter, control, root_state, root_keys, root_boar
             gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played, endgame,
         )
         if reward < 0:
-            reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
-                                        n_played, scratch, endgame)
+            reward, n_played, keys, boards = _simulate(
+                state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
+                eval_work, eval_moves, eval_row,
+            )
         _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
                        amaf_n, amaf_w, history, seen)
         done += 1
@@ -463,6 +451,7 @@ def _iterate_leaf(iterations, threads, sync, control, path, legal, root_state, r
     capacity = links.shape[0]
     root_player = root_state[2 * n + 2]
     state, keys, boards, out, _, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
+    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
     done = 0
     while done < iterations and atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity \
             and _root_open(flags):
@@ -476,8 +465,10 @@ def _iterate_leaf(iterations, threads, sync, control, path, legal, root_state, r
         sync[_DEPTH] = depth
         atomic_add(sync, _GEN, 1)  # publish the leaf to the helpers
         if reward < 0:
-            reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
-                                        n_played, scratch, endgame)
+            reward, n_played, keys, boards = _simulate(
+                state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
+                eval_work, eval_moves, eval_row,
+            )
         _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
                        amaf_n, amaf_w, history, seen)
         spins = 0
@@ -498,6 +489,7 @@ def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_
     root_player = root_state[2 * n + 2]
     solver = cfg[_SOLVER] != 0
     state, keys, boards, out, _, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
+    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
     generation = 0
     spins = 0
     while True:
@@ -517,8 +509,10 @@ def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_
                     )
                 reward = _proven_reward(path[depth], depth, root_player, flags) if solver and depth > 0 else -1.0
                 if reward < 0:
-                    reward, n_played = _playout(state, params, cfg, keys, boards, length, out, count, rng, played,
-                                                n_played, scratch, endgame)
+                    reward, n_played, keys, boards = _simulate(
+                        state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
+                        eval_work, eval_moves, eval_row,
+                    )
                 _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags,
                                value, amaf_n, amaf_w, history, seen)
                 atomic_add(sync, _DONE, 1)
@@ -556,10 +550,6 @@ class SharedTree(SearchTree):
         if scheme not in ("tree", "leaf"):
             raise ValueError(f"a shared tree is searched by the 'tree' or 'leaf' scheme, got {scheme!r}")
         check_parallel(threads, scheme)
-        if config.evaluation:
-            raise ValueError(
-                f"the evaluation scores leaves on one thread or by root parallelisation only, not by {scheme!r}"
-            )
         super().__init__(game, config, rng, capacity, endgame=endgame)
         self.threads = resolve_threads(threads)
         self.scheme = scheme
