@@ -25,13 +25,14 @@ given as ``'./15'``.)
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Dict, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, Optional, Set, Tuple
 
 try:
     import fcntl
@@ -54,6 +55,12 @@ __all__ = [
 BUILD_MEMORY = 2 * 2**30
 
 _OPEN: Dict[Tuple[str, float], object] = {}  # path and modification time -> the database, opened once
+_READY: Set[str] = set()  # cached databases found whole (or built) by this process: not locked and checked again
+
+
+def _names_seeds(value: str) -> bool:
+    """Whether an ``endgame`` value is a number of seeds (ASCII digits) rather than a file."""
+    return re.fullmatch(r"[0-9]+", value) is not None
 
 
 class _EndgameParam(Param):
@@ -65,7 +72,7 @@ class _EndgameParam(Param):
             return None
         if value == "":
             raise ValueError(f"{agent}: endgame must be a database file or a number of seeds, got ''")
-        if re.fullmatch(r"[0-9]+", value):
+        if _names_seeds(value):
             from ..endgame import MAX_SEEDS  # a database's own limit (values fit a byte)
 
             if len(value) > 1 and value.startswith("0"):
@@ -92,9 +99,14 @@ def built_database_path(seeds: int, rules: Rules) -> Path:
     """The file of the cached database of ``seeds`` seeds for ``rules`` (named by the format and the rules)."""
     from ..endgame import FORMAT_VERSION
 
+    return cache_directory() / f"endgame-v{FORMAT_VERSION}-{_digest(rules)}-{seeds}.db"
+
+
+@functools.lru_cache(maxsize=None)
+def _digest(rules: Rules) -> str:
+    """A short digest of ``rules`` (their fields as sorted JSON) that names their databases."""
     text = json.dumps(dataclasses.asdict(rules), sort_keys=True)
-    digest = hashlib.sha256(text.encode()).hexdigest()[:12]
-    return cache_directory() / f"endgame-v{FORMAT_VERSION}-{digest}-{seeds}.db"
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def _built(seeds: int, rules: Rules) -> str:
@@ -102,25 +114,31 @@ def _built(seeds: int, rules: Rules) -> str:
 
     One process builds it while the others wait (a lock file beside it); a
     cached file that does not load (damaged, or of another format) is built again.
+    Once a process has found the file whole it only checks that it is still there:
+    agents ask for their database at every move.
     """
     from .. import endgame
 
     endgame.check_build(rules, seeds, BUILD_MEMORY)
     path = built_database_path(seeds, rules)
+    if str(path) in _READY and path.is_file():
+        return str(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(f"{path}.lock", "w") as lock:
         if fcntl is not None:
             fcntl.flock(lock, fcntl.LOCK_EX)
+        whole = False
         if path.exists():
             try:
                 endgame.load(str(path))
-                return str(path)
+                whole = True
             except ValueError as error:
                 print(f"awale: rebuilding the cached endgame database ({error})", file=sys.stderr)
-        print(f"awale: building the endgame database of {seeds} seeds for these rules, once "
-              f"(about 25 s for 15 seeds), into {path}", file=sys.stderr)
-        database = endgame.build(rules, seeds, memory=BUILD_MEMORY)
-        database.save(str(path))
+        if not whole:
+            print(f"awale: building the endgame database of {seeds} seeds for these rules, once "
+                  f"(about 25 s for 15 seeds), into {path}", file=sys.stderr)
+            endgame.build(rules, seeds, memory=BUILD_MEMORY).save(str(path))
+    _READY.add(str(path))
     return str(path)
 
 
@@ -140,7 +158,7 @@ def endgame_database(path: Optional[str], rules: Rules) -> Optional["EndgameData
         return None
     from .. import endgame  # imported when used: the agents without the option never load it
 
-    if re.fullmatch(r"[0-9]+", path):
+    if _names_seeds(path):
         if rules.max_plies is not None:
             return None
         try:
