@@ -11,13 +11,14 @@ from awale.search.mcts import SearchConfig, SearchTree
 SMALL_BOARDS = [(2, 2), (3, 2), (2, 3), (3, 1)]
 
 
-def random_positions(n, s, count, seed):
-    """Live positions reached by random play on a small board, one per game, at a random ply."""
+def random_positions(n, s, count, seed, plies=12):
+    """Live positions reached by random play on a board of ``n`` pits a side and ``s`` seeds a pit, one per game,
+    after fewer than ``plies`` random plies."""
     rng = np.random.default_rng(seed)
     positions = []
     while len(positions) < count:
         game = Game(Rules(pits_per_side=n, seeds_per_pit=s))
-        stop = rng.integers(0, 12)
+        stop = rng.integers(0, plies)
         for _ in range(stop):
             if game.game_finished:
                 break

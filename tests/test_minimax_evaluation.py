@@ -10,6 +10,7 @@ from awale.agents import parse
 from awale.evaluation import load_evaluation
 from awale.match import play
 from awale.search.alphabeta import EVAL_SCALE, MAX_QUIESCENCE, WIN, AlphaBeta
+from test_exactness import random_positions
 
 EVALUATION = load_evaluation()
 
@@ -49,17 +50,8 @@ def _can_capture(game: Game) -> bool:
 
 
 def positions(count: int, seed: int):
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        game = Game()
-        for _ in range(int(rng.integers(0, 60))):
-            if game.game_finished:
-                break
-            game = game.step(int(rng.choice(game.legal_actions)))[0]
-        if not game.game_finished:
-            found.append(game)
-    return found
+    """Live standard positions after fewer than 60 random plies."""
+    return random_positions(6, 4, count, seed, plies=60)
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3])
