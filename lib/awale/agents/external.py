@@ -103,9 +103,9 @@ class OpenSpielMCTS(_Following):
 
     def reset(self) -> None:
         """A new bot, seeded again, and no game followed yet."""
+        self._start_following()  # first: without OpenSpiel it raises the clear ValueError
         import pyspiel
 
-        self._start_following()
         seed = self.seed % (2**31 - 1)
         evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
         self._bot = pyspiel.MCTSBot(self._spiel_game, evaluator, self.c, self.iterations, 10**4, self.solve, seed, False)
