@@ -8,6 +8,7 @@
     python -m awale experiment run (NAME | --all) [--games N] [--store PATH] [--workers K | --scheduler ADDR]
     python -m awale experiment status NAME [--games N] [--store PATH]
     python -m awale experiment verify [NAME] [--sample N | --replay-all] [--seed S] [--store PATH]
+    python -m awale experiment calibrate [NAME ...] [--fit [FAMILY ...] --targets MS ...] [--positions N] [--out CSV]
     python -m awale match SPEC SPEC [--seed S] [--show]
     python -m awale play [SPEC] [--side south|north] [--rules RULES] [--seed S] [--save FILE] [--color WHEN]
     python -m awale replay FILE [--color WHEN]
@@ -29,7 +30,7 @@ import os
 import signal
 import sqlite3
 import sys
-from typing import Any, Callable, List, NoReturn, Optional, Sequence
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
 from . import experiments as ex
 from .match import play
@@ -80,6 +81,16 @@ def _spec(text: str) -> str:
         return ex.canonical_spec(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _milliseconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"a time in milliseconds must be a number, got {text!r}") from None
+    if not 0.1 <= value <= 60_000:
+        raise argparse.ArgumentTypeError(f"a time per move must be from 0.1 to 60000 ms, got {text}")
+    return value
 
 
 def _name(text: str) -> str:
@@ -203,6 +214,26 @@ def build_parser() -> argparse.ArgumentParser:
     checking.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="seed of the sample (default 0)")
     _add_store(checking)
     checking.set_defaults(handler=_experiment_verify)
+    calibrating = actions.add_parser(
+        "calibrate",
+        help="measure on this machine that equal-time pairings take equal time, or fit budgets anew",
+        description="Measure every agent of the equal-time experiments on the same positions (every ply of "
+        "stored strong games) and print both sides' milliseconds per move for each pairing: equal time holds "
+        "where they are within 10 percent. With --fit, find for each family the budget (UCT's iterations, αβ's nodes) "
+        "of each target time instead. Run it on idle cores: the figures are times.",
+    )
+    calibrating.add_argument("names", nargs="*", metavar="NAME",
+                             help="experiments to check (default: every equal-time experiment)")
+    calibrating.add_argument("--fit", nargs="*", metavar="FAMILY",
+                             help="fit budgets for these families instead (none named: all); see "
+                             "awale.experiments.calibration.FAMILIES")
+    calibrating.add_argument("--targets", nargs="+", type=_milliseconds, default=[10.0], metavar="MS",
+                             help="with --fit, the times per move to reach, in ms (default 10)")
+    calibrating.add_argument("--positions", type=_integer(1, "--positions"), default=None, metavar="N",
+                             help="positions measured (default 400)")
+    calibrating.add_argument("--out", metavar="CSV", help="also write the measurements to this CSV file")
+    _add_store(calibrating)
+    calibrating.set_defaults(handler=_experiment_calibrate)
 
     match = commands.add_parser(
         "match",
@@ -400,6 +431,66 @@ def _experiment_verify(args: argparse.Namespace) -> int:
         + ("all identical" if report.ok else f"{len(report.mismatches)} FAILED")
     )
     return 0 if report.ok else 1
+
+
+def _experiment_calibrate(args: argparse.Namespace) -> int:
+    import csv
+
+    from .experiments import calibration as cal
+
+    path = args.store or _default_store()
+    if args.fit is not None and args.names:
+        raise _Failure("give experiments to check or --fit, not both")
+    families = (args.fit or list(cal.FAMILIES)) if args.fit is not None else []
+    unknown = [family for family in families if family not in cal.FAMILIES]
+    if unknown:
+        raise _Failure(f"unknown family {unknown[0]!r}; known: {', '.join(map(repr, cal.FAMILIES))}")
+    chosen = [_experiment(argparse.Namespace(name=name)) for name in args.names] or [
+        exp for exp in ex.CATALOG.values() if exp.equal_time]
+    try:
+        games = cal.positions(path, args.positions or cal.POSITIONS)
+    except ValueError as error:
+        raise _Failure(str(error)) from None
+    print(f"{sum(map(len, games))} positions from {len(games)} games of {path}; times on this machine", flush=True)
+    rows: List[Dict[str, object]] = []
+    if args.fit is not None:
+
+        def report(m: "cal.Measurement") -> None:
+            print(f"{m.family:42} {m.spec:66} {1000 * m.seconds:8.2f} ms  ({m.ratio:.3f} of the target)", flush=True)
+            rows.append(dict(family=m.family, spec=m.spec, target_ms=f"{1000 * m.target:g}",
+                             ms_per_move=f"{1000 * m.seconds:.3f}", ratio=f"{m.ratio:.3f}"))
+
+        for family in families:
+            start, previous = cal.probe(family), None
+            for target in sorted(args.targets):
+                if previous is not None:  # scale the last fit: time grows about linearly with the budget
+                    start = round(previous[0] * (target / previous[1]) / previous[2])
+                budget, made = cal.fit(family, target / 1000, games, start, report=report)
+                chosen_one = next(m for m in made if m.spec == cal.FAMILIES[family].format(n=budget))
+                previous = (budget, target, chosen_one.ratio)
+                print(f"  {family} at {target:g} ms: {chosen_one.spec}", flush=True)
+    else:
+        pairings = [(exp.name, a, b) for exp in chosen for a, b in exp.pairings()]
+        if not pairings:
+            raise _Failure("no experiment to check")
+        measured = cal.check([(a, b) for _, a, b in pairings], games,
+                             report=lambda m: print(f"  {m.spec:70} {1000 * m.seconds:8.2f} ms", flush=True))
+        table = []
+        for (name, _, _), (a, b, sa, sb) in zip(pairings, measured):
+            ratio = sa / sb
+            equal = abs(ratio - 1) <= cal.EQUAL_TIME
+            table.append([name, a, b, f"{1000 * sa:.2f}", f"{1000 * sb:.2f}", f"{ratio:.3f}", "yes" if equal else "NO"])
+            rows.append(dict(experiment=name, agent=a, opponent=b, agent_ms=f"{1000 * sa:.3f}",
+                             opponent_ms=f"{1000 * sb:.3f}", ratio=f"{ratio:.3f}", equal_time=equal))
+        print()
+        print(_table(["experiment", "agent", "opponent", "agent ms", "opponent ms", "ratio", "equal time"], table))
+    if args.out and rows:
+        with open(args.out, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"written {args.out}")
+    return 0
 
 
 def _match(args: argparse.Namespace) -> int:

@@ -13,8 +13,10 @@ chapter for the measurements that chose it):
    fitted evaluation of :mod:`awale.evaluation` at its depth limit and a
    quiescence extension on captures, by iterative deepening within the time.
 
-``champion(depth=d)`` searches to a fixed depth instead of a time: its games
-are then reproducible, like every iteration- or depth-budget game.
+``champion(nodes=n)`` searches ``n`` positions a move and ``champion(depth=d)``
+to a fixed depth instead of for a time: their games are then reproducible,
+like every iteration-budget game.  The node budget is the one to compare at
+equal time (a fixed depth's time varies tenfold within a game).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any, Optional
 
 from .. import book as _book
 from ..game import Game
-from ..search.alphabeta import MAX_DEPTH
+from ..search.alphabeta import MAX_DEPTH, MAX_NODES
 from .base import Agent, Param, register, seed_param
 from .endgame import endgame_param
 from .minimax import Minimax
@@ -49,8 +51,9 @@ class Champion(Agent):
     """Opening book, endgame database and evaluated αβ with quiescence, in that order.
 
     Args:
-        time: seconds per move (default 0.5), unless ``depth`` is given.
+        time: seconds per move (default 0.5), unless ``depth`` or ``nodes`` is given.
         depth: search to this depth instead of for a time (reproducible games).
+        nodes: search this many positions a move instead of for a time (reproducible games).
         seed: seed of the generator that breaks ties between equal moves.
         book: play from the shipped opening book (default True).
         endgame: an endgame database: a file, or a number of seeds (built and cached); default none.
@@ -64,27 +67,28 @@ class Champion(Agent):
         seed_param(),
         Param("book", bool, True, doc="play from the shipped opening book"),
         endgame_param(),
+        Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
+              doc="positions to search a move instead of a time (reproducible games)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
-        if kwargs.get("depth") is not None and "time" not in kwargs:
-            kwargs["time"] = None  # a depth alone replaces the default time
+        if (kwargs.get("depth") is not None or kwargs.get("nodes") is not None) and "time" not in kwargs:
+            kwargs["time"] = None  # a depth or node budget alone replaces the default time
         super().__init__(**kwargs)
 
     def validate(self) -> None:
-        if self.time is None and self.depth is None:
-            raise ValueError("champion: give a time or a depth")
-        if self.time is not None and self.depth is not None:
-            raise ValueError("champion: give a time or a depth, not both")
+        given = [name for name in ("time", "depth", "nodes") if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise ValueError(f"champion: give one of time, depth or nodes, got {' and '.join(given) or 'none'}")
 
     @property
     def spec(self) -> str:
-        """The canonical spec; with a depth, the time (then None) is left out: ``champion(depth=11)``."""
-        return self._spec_without(("time",) if self.depth is not None else ())
+        """The canonical spec; with a depth or nodes, the time (then None) is left out: ``champion(depth=11)``."""
+        return self._spec_without(("time",) if self.time is None else ())
 
     def reset(self) -> None:
         self._search = Minimax(
-            depth=self.depth, time=self.time, seed=self.seed, endgame=self.endgame,
+            depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=QUIESCENCE,
         )
 

@@ -1,4 +1,4 @@
-"""The αβ minimax agent: ``minimax(depth=4, time=None, seed=0, evaluation=False, quiescence=0)``.
+"""The αβ minimax agent: ``minimax(depth=4, time=None, seed=0, evaluation=False, quiescence=0, nodes=None)``.
 
 αβ pruning is that of Knuth & Moore (1975), "An analysis of alpha-beta
 pruning", *Artificial Intelligence* 6(4); the search itself is
@@ -13,7 +13,7 @@ import numpy as np
 
 from ..evaluation import load_evaluation
 from ..game import Game
-from ..search.alphabeta import MAX_DEPTH, MAX_QUIESCENCE, AlphaBeta, SearchResult
+from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
 from .base import Agent, Param, register, seed_param
 from .endgame import endgame_action, endgame_database, endgame_param
 
@@ -29,7 +29,8 @@ class Minimax(Agent):
     reach is always taken.  Among equally valued best actions one is chosen
     at random with the agent's own generator: the same seed and the same
     calls give the same actions (with a time budget the depth reached, and
-    so the action, may also depend on the machine's speed).
+    so the action, may also depend on the machine's speed; a node budget
+    does not).
 
     Args:
         depth: plies to search, at least 1, or None to search to the end of
@@ -37,6 +38,9 @@ class Minimax(Agent):
             boards).  Defaults to 4, or to None when a time is given.
         time: seconds per move: iterative deepening until the time is spent
             (or ``depth`` is reached, if given too).
+        nodes: positions to visit per move: iterative deepening until they
+            are spent, the time budget of reproducible games (the same
+            moves on every machine; see :meth:`AlphaBeta.search`).
         seed: seed of the generator that breaks ties.
         endgame: an endgame database, a file or a number of seeds
             (:mod:`awale.agents.endgame`): its moves are played once it
@@ -60,18 +64,21 @@ class Minimax(Agent):
         Param("evaluation", bool, False, doc="score the depth limit with the fitted evaluation (awale.evaluation)"),
         Param("quiescence", int, 0, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions beyond the depth limit (0: none)"),
+        Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
+              doc="positions to visit per move, by iterative deepening (reproducible; depth then caps the depth)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
-        if kwargs.get("time") is not None and "depth" not in kwargs:
-            kwargs["depth"] = None  # a time alone deepens as far as it allows
+        if (kwargs.get("time") is not None or kwargs.get("nodes") is not None) and "depth" not in kwargs:
+            kwargs["depth"] = None  # a time or node budget alone deepens as far as it allows
         self._searcher: Optional[AlphaBeta] = None
         super().__init__(**kwargs)
 
     @property
     def spec(self) -> str:
-        """The canonical spec; a time alone leaves out the depth it sets to None: ``minimax(time=0.5)``."""
-        return self._spec_without(("depth",) if self.depth is None and self.time is not None else ())
+        """The canonical spec; a time or node budget alone leaves out the depth it sets to None: ``minimax(time=0.5)``."""
+        budget = self.time is not None or self.nodes is not None
+        return self._spec_without(("depth",) if self.depth is None and budget else ())
 
     def reset(self) -> None:
         """Empty the transposition table and restart the tie-breaking generator."""
@@ -94,6 +101,6 @@ class Minimax(Agent):
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = load_evaluation() if self.evaluation else None
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence)
-        self.last_search = self._searcher.search(game, self.depth, self.time)
+        self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]

@@ -341,6 +341,9 @@ class Experiment:
         timed: the agents have time budgets, so the games cannot be
             replayed move for move (only their legality and scores can be
             checked).
+        equal_time: each pairing's budgets were calibrated to the same time
+            per move (:mod:`awale.experiments.calibration`, which checks it
+            on the reader's machine).
     """
 
     name: str
@@ -350,6 +353,7 @@ class Experiment:
     seed: int = 0
     rules: Rules = dataclasses.field(default_factory=Rules)
     timed: bool = False
+    equal_time: bool = False
 
     def pairings(self) -> List[Pairing]:
         """The pairings, in canonical specs."""

@@ -75,7 +75,10 @@ from ..evaluation import _N_FEATURES, Evaluation, _logit, _moves_and_best_captur
 from ..game import Game
 from ..rules import DRAW, ONGOING, Rules, advance, as_rules
 
-__all__ = ["WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "AlphaBeta", "SearchResult", "solve", "result", "action_values"]
+__all__ = [
+    "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "solve", "result",
+    "action_values",
+]
 
 #: Base score of a won game (plus the capture difference).
 WIN = 1000
@@ -89,6 +92,9 @@ MAX_QUIESCENCE = 32
 #: The longest line searched.  Each ply of a line takes a few kilobytes of the
 #: thread's stack; 1000 plies keep well inside the usual 8 MB.
 MAX_DEPTH = 1000
+
+#: The largest node budget of :meth:`AlphaBeta.search` (about a day's search at 10 million nodes a second).
+MAX_NODES = 10**12
 
 _BIG = 1 << 24  # beyond every score: the open window
 _INFINITE = 1 << 30  # the depth of a search to the end of the game; it is never decremented
@@ -644,50 +650,69 @@ class AlphaBeta:
         _, values, _, _ = self._run(game, depth, False, _UNLIMITED)
         return {action: int(v) for action, v in zip(game.legal_actions, values)}
 
-    def search(self, game: Game, depth: Optional[int] = None, time: Optional[float] = None) -> SearchResult:
+    def search(
+        self, game: Game, depth: Optional[int] = None, time: Optional[float] = None, nodes: Optional[int] = None
+    ) -> SearchResult:
         """The best actions of ``game`` by iterative deepening.
 
         Args:
             game: a game not finished, under this searcher's rules.
             depth: the deepest iteration (None: no limit, to the end of the game;
-                with a time, iterations stop at :data:`MAX_DEPTH`).
+                with a time or nodes, iterations stop at :data:`MAX_DEPTH`).
             time: if given, seconds to spend: no iteration starts that is
                 predicted not to finish in the time left, and one that
                 overruns is abandoned (after a node budget estimated from
                 the speed so far).  The result is that of the last completed
                 iteration; the first (one ply) always completes.
+            nodes: if given, positions to visit, spent as ``time`` is but
+                counted in nodes: no iteration starts that is predicted (from
+                the growth of the last two) to overrun the nodes left, and
+                one that overruns is abandoned when they are spent.  Unlike
+                a time, a node budget gives the same result on every machine.
 
         Raises:
-            ValueError: a bad game, depth or time.
+            ValueError: a bad game, depth, time or node budget.
         """
         self._check(game)
         limit = _check_depth(depth)
         if time is not None:
             if isinstance(time, bool) or not isinstance(time, (int, float)) or not math.isfinite(time) or time <= 0:
                 raise ValueError(f"time must be a positive number of seconds, got {time!r}")
+        if nodes is not None:
+            if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 1 <= nodes <= MAX_NODES:
+                raise ValueError(f"nodes must be an integer from 1 to {MAX_NODES}, got {nodes!r}")
+            nodes = int(nodes)
         start = _time.perf_counter()
         self._start()
-        if time is None and depth is None:
+        if time is None and nodes is None and depth is None:
             schedule: Iterable[int] = [_INFINITE]  # one exact search: the table does the rest
         else:
             schedule = range(1, min(limit, MAX_DEPTH) + 1)
         found = None
         last = previous = 0.0  # the times of the last two iterations
+        spent = spent_before = 0  # the nodes of the last two iterations
         rate = 0.0  # nodes per second in the last iteration
         for iteration in schedule:
             budget = _UNLIMITED
-            if time is not None and found is not None:
+            if found is not None and time is not None:
                 left = start + time - _time.perf_counter()
                 growth = min(max(last / previous if previous > 0 else 4.0, 1.0), 8.0)  # tiny times are noisy
                 if left <= last * growth:
                     break  # the next iteration would not finish
                 budget = max(1, min(int(rate * left), _UNLIMITED))  # abandon it at the deadline
-            begun, nodes = _time.perf_counter(), int(self._ctl[_NODES])
+            if found is not None and nodes is not None:
+                left_nodes = nodes - int(self._ctl[_NODES])
+                growth = min(max(spent / spent_before if spent_before > 0 else 4.0, 1.0), 8.0)
+                if left_nodes <= spent * growth:
+                    break
+                budget = min(budget, left_nodes)
+            begun, before = _time.perf_counter(), int(self._ctl[_NODES])
             value, values, status, exact = self._run(game, iteration, True, budget)
             if status != _RUNNING:
                 break
             previous, last = last, _time.perf_counter() - begun
-            rate = (self._ctl[_NODES] - nodes) / max(last, 1e-9)
+            spent_before, spent = spent, int(self._ctl[_NODES]) - before
+            rate = spent / max(last, 1e-9)
             best = tuple(a for a, v in zip(game.legal_actions, values) if v == value)
             found = (value, best, None if exact else iteration, exact)
             if exact:

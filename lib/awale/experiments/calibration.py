@@ -1,0 +1,246 @@
+"""Equal time, measured: budgets that give two agents the same time per move, and the check that they do.
+
+The experiments compare agents "at equal time" with budgets that do not depend
+on the machine (UCT's iterations, αβ's nodes), so that every game replays.
+Which budgets take equal time is a measurement, made here:
+
+* the positions: every ply of games of the ``knowledge`` experiment in
+  ``data/experiments.sqlite`` between two searches, one of each pairing, in a
+  fixed mixed order (openings, middle games and endings as strong players
+  reach them), :data:`POSITIONS` of them;
+* an agent's time per move: it plays every position of a game in turn (so its
+  transposition table or tree carries over as in play, and OpenSpiel's bots
+  can follow the game), reset between games, after moves that compile it and
+  load what it needs;
+* :func:`fit` sets a budget from the time per unit at a first guess (search
+  time grows about linearly with the budget), then measures and corrects it
+  until it is within :data:`TOLERANCE` of the target;
+* :func:`check` measures both sides of each pairing of an experiment: equal
+  time holds where their times per move are within :data:`EQUAL_TIME` (10 %).
+
+``python -m awale experiment calibrate`` runs the check on the reader's machine,
+``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
+were found; ``data/curves/calibration.csv``).  Run it on idle cores: the figures
+are times.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..agents import parse
+from ..game import Game
+from .store import decode_moves, load, rules_from_text
+
+__all__ = [
+    "FAMILIES",
+    "PROBES",
+    "POSITIONS",
+    "TOLERANCE",
+    "EQUAL_TIME",
+    "Measurement",
+    "probe",
+    "positions",
+    "seconds_per_move",
+    "fit",
+    "check",
+]
+
+#: The agent families of the equal-time experiments: a spec template whose ``{n}`` is the budget.
+FAMILIES: Dict[str, str] = {
+    "uct": "uct(iterations={n})",
+    "uct + evaluation": "uct(iterations={n}, evaluation=True)",
+    "heavy uct": "uct(iterations={n}, playout='greedy')",
+    "OpenSpiel MCTS": "openspiel_mcts(iterations={n})",
+    "αβ + evaluation": "minimax(nodes={n}, evaluation=True, quiescence=4)",
+    "champion": "champion(nodes={n}, endgame='15')",
+    "αβ": "minimax(nodes={n})",
+    "αβ + quiescence": "minimax(nodes={n}, quiescence=4)",
+    "αβ + evaluation, no quiescence": "minimax(nodes={n}, evaluation=True)",
+    "αβ + endgame": "minimax(nodes={n}, endgame='15')",
+    "αβ + quiescence + endgame": "minimax(nodes={n}, quiescence=4, endgame='15')",
+    "αβ + evaluation + endgame, no quiescence": "minimax(nodes={n}, evaluation=True, endgame='15')",
+    "αβ + evaluation + quiescence + endgame": "minimax(nodes={n}, evaluation=True, quiescence=4, endgame='15')",
+}
+
+#: Positions measured (every ply of whole games, until there are at least this many).
+POSITIONS = 400
+
+#: :func:`fit` stops when the time per move is within this fraction of the target.
+TOLERANCE = 0.03
+
+#: Two agents play at equal time when their times per move differ by at most this fraction.
+EQUAL_TIME = 0.10
+
+#: A first budget of each family, near 10 ms a move on the development machine (fit then corrects it).
+PROBES: Dict[str, int] = {
+    "uct": 3300,
+    "uct + evaluation": 8200,
+    "heavy uct": 2400,
+    "OpenSpiel MCTS": 500,
+}
+_NODES_PROBE = 30_000  # every αβ family's
+
+_SEARCHES = ("uct", "minimax", "champion")
+
+
+@dataclasses.dataclass(frozen=True)
+class Measurement:
+    """One agent's mean time per move on the calibration positions.
+
+    Attributes:
+        family: the family it belongs to ('' outside :data:`FAMILIES`).
+        spec: the agent.
+        seconds: mean seconds per move.
+        target: the time aimed at, in seconds (None for a plain measurement).
+    """
+
+    family: str
+    spec: str
+    seconds: float
+    target: Optional[float] = None
+
+    @property
+    def ratio(self) -> float:
+        """The time per move over the target's (NaN without a target)."""
+        return self.seconds / self.target if self.target else float("nan")
+
+
+def probe(family: str) -> int:
+    """A first budget for :func:`fit` of ``family``, about 10 ms a move on the development machine."""
+    return PROBES.get(family, _NODES_PROBE)
+
+
+def positions(path: str, count: int = POSITIONS) -> List[List[Game]]:
+    """The calibration positions: every ply of ``knowledge`` games between two searches.
+
+    One game of each pairing and colours (the one of lowest seed) is taken, the pairings in a
+    fixed shuffled order, so that the positions come from every kind of strong game.
+
+    Args:
+        path: the store to read (the thesis's is ``data/experiments.sqlite``).
+        count: whole games are taken until they hold at least this many positions.
+
+    Raises:
+        ValueError: the store holds too few such games.
+    """
+    if not os.path.exists(path):
+        raise ValueError(f"the calibration positions come from {path}, which does not exist")
+    table = load(path, "knowledge")
+    table = table[table["south"].str.startswith(_SEARCHES) & table["north"].str.startswith(_SEARCHES)]
+    first = table.groupby(["south", "north"], sort=True).head(1)  # one game of each pairing and colours
+    order = np.random.default_rng(0).permutation(len(first))  # pairings in a fixed, mixed order
+    games: List[List[Game]] = []
+    total = 0
+    for row in first.iloc[order].itertuples():
+        if total >= count:
+            break
+        game = Game(rules=rules_from_text(row.rules))
+        games.append([])
+        for action in decode_moves(row.moves):
+            games[-1].append(game)
+            game = game.step(action)[0]
+        total += len(games[-1])
+    if total < count:
+        raise ValueError(f"{path} holds {total} positions of knowledge games between searches; {count} are needed")
+    return games
+
+
+def seconds_per_move(spec: str, games: Sequence[Sequence[Game]]) -> float:
+    """Mean seconds of ``spec``'s moves over every position of ``games``.
+
+    The agent first moves in the first and last positions of the first game,
+    untimed: the first compiles its kernels, the last loads what it needs
+    for endings (an endgame database built on first use, say).
+    """
+    agent = parse(spec)
+    for warm in (games[0][0], games[0][-1]):
+        agent.reset()
+        agent.act(warm)
+    elapsed, moves = 0.0, 0
+    for game in games:
+        agent.reset()
+        start = time.perf_counter()
+        for position in game:
+            agent.act(position)
+        elapsed += time.perf_counter() - start
+        moves += len(game)
+    return elapsed / moves
+
+
+def _rounded(budget: float) -> int:
+    """A budget to two significant figures (budgets are read by people), at least 1."""
+    return max(1, int(float(f"{budget:.2g}")))
+
+
+def fit(
+    family: str,
+    target: float,
+    games: Sequence[Sequence[Game]],
+    start: int,
+    rounds: int = 4,
+    report: Optional[Callable[[Measurement], None]] = None,
+) -> Tuple[int, List[Measurement]]:
+    """The budget of ``family`` whose time per move is closest to ``target`` seconds.
+
+    Args:
+        family: a key of :data:`FAMILIES`.
+        target: seconds per move.
+        games: the positions (:func:`positions`).
+        start: the first budget measured.
+        rounds: the most budgets measured.
+        report: called with each measurement as it is made.
+
+    Returns:
+        The budget (two significant figures) of the measurement closest to
+        the target, and every measurement made.
+
+    Raises:
+        ValueError: an unknown family, or a target that is not positive.
+    """
+    if family not in FAMILIES:
+        raise ValueError(f"unknown family {family!r}; known: {', '.join(FAMILIES)}")
+    if not target > 0:
+        raise ValueError(f"the target must be a positive number of seconds, got {target!r}")
+    template = FAMILIES[family]
+    made: List[Measurement] = []
+    budgets: Dict[int, Measurement] = {}
+    budget = _rounded(start)
+    for _ in range(rounds):
+        if budget in budgets:  # rounding cannot move it: measured already
+            break
+        spec = template.format(n=budget)
+        measured = Measurement(family, spec, seconds_per_move(spec, games), target)
+        made.append(measured)
+        budgets[budget] = measured
+        if report is not None:
+            report(measured)
+        if abs(measured.ratio - 1) <= TOLERANCE:
+            break
+        budget = _rounded(budget / measured.ratio)
+    best = min(budgets, key=lambda b: abs(budgets[b].ratio - 1))
+    return best, made
+
+
+def check(
+    pairings: Iterable[Tuple[str, str]],
+    games: Sequence[Sequence[Game]],
+    report: Optional[Callable[[Measurement], None]] = None,
+) -> List[Tuple[str, str, float, float]]:
+    """Both sides' mean seconds per move for each pairing, every agent measured once.
+
+    Returns:
+        ``(agent, opponent, agent's seconds, opponent's seconds)`` per pairing, in order.
+    """
+    pairs = list(pairings)
+    seconds: Dict[str, float] = {}
+    for spec in dict.fromkeys(spec for pair in pairs for spec in pair):
+        seconds[spec] = seconds_per_move(spec, games)
+        if report is not None:
+            report(Measurement("", spec, seconds[spec]))
+    return [(a, b, seconds[a], seconds[b]) for a, b in pairs]
