@@ -34,6 +34,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from ..agents import parse
+from ..agents.endgame import endgame_database
 from ..game import Game
 from .store import decode_moves, load, rules_from_text
 
@@ -154,14 +155,16 @@ def positions(path: str, count: int = POSITIONS) -> List[List[Game]]:
 def seconds_per_move(spec: str, games: Sequence[Sequence[Game]]) -> float:
     """Mean seconds of ``spec``'s moves over every position of ``games``.
 
-    The agent first moves in the first and last positions of the first game,
-    untimed: the first compiles its kernels, the last loads what it needs
-    for endings (an endgame database built on first use, say).
+    The agent first loads its endgame database, if it has one (built on
+    first use), and moves once in the first position, untimed, to compile
+    its kernels.
     """
     agent = parse(spec)
-    for warm in (games[0][0], games[0][-1]):
-        agent.reset()
-        agent.act(warm)
+    first = games[0][0]
+    if getattr(agent, "endgame", None) is not None:
+        endgame_database(agent.endgame, first.rules)
+    agent.reset()
+    agent.act(first)
     elapsed, moves = 0.0, 0
     for game in games:
         agent.reset()
