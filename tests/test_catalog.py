@@ -87,3 +87,37 @@ def test_the_knowledge_ladder_is_a_round_robin_plus_its_checks():
     for shallow, uct in pairs[len(robin):]:
         deep = canonical_spec(shallow.replace("depth=10", "depth=11"))
         assert shallow not in agents and deep in agents and uct in agents and parse(uct).evaluation
+
+
+def test_equal_time_experiments_use_calibrated_budgets_and_no_fixed_depth():
+    from awale.experiments.calibration import FAMILIES
+
+    assert set(catalog.CURVE_BUDGETS) == set(FAMILIES)
+    for ms in catalog.CURVE_MS:
+        assert all(ms in catalog.CURVE_BUDGETS[family] for pair in catalog.CURVES for family in pair)
+    assert max(catalog.CURVE_MS) / min(catalog.CURVE_MS) >= 30
+    equal = [exp for exp in CATALOG.values() if exp.equal_time]
+    assert {exp.name for exp in equal} == {"factorial"} | {f"curves-{ms}ms" for ms in catalog.CURVE_MS}
+    for exp in equal:
+        assert exp.games >= 200 and not exp.timed
+        for pair in exp.pairings():
+            for spec in pair:
+                agent = parse(spec)
+                assert getattr(agent, "time", None) is None  # replayable budgets only
+                assert getattr(agent, "depth", None) is None  # fixed depths do not take equal time
+    # Budgets grow with the time: a longer move never gets a smaller budget.
+    for family, budgets in catalog.CURVE_BUDGETS.items():
+        ordered = [budgets[ms] for ms in sorted(budgets)]
+        assert ordered == sorted(ordered), family
+
+
+def test_the_factorial_has_every_cell_once_and_the_book_test_differs_only_in_the_book():
+    cells = CATALOG["factorial"].pairings()
+    assert len(cells) == 8 and len({agent for agent, _ in cells}) == 8
+    assert len({opponent for _, opponent in cells}) == 1
+    for (evaluation, quiescence, endgame), family in catalog.FACTORIAL_CELLS.items():
+        agent = parse(catalog.at_time(family, catalog.FACTORIAL_MS))
+        assert (agent.evaluation, agent.quiescence > 0, agent.endgame is not None) == (evaluation, quiescence, endgame)
+    [(with_book, without)] = CATALOG["book"].pairings()
+    assert parse(with_book).book and parse(without).replace(book=True) == parse(with_book)
+    assert CATALOG["book"].games >= 400

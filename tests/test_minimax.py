@@ -351,6 +351,55 @@ def test_agent_with_a_time_budget():
     assert capped.last_search.depth == 3
 
 
+def test_node_budget_deepens_while_the_nodes_last():
+    game = Game().step(2)[0].step(3)[0]
+    searcher = AlphaBeta(Rules())
+
+    def to_depth(depth):
+        searcher.clear()
+        found = searcher.search(game, depth)
+        return found.value, found.best_actions, found.nodes
+
+    first = to_depth(1)
+    reached = []
+    for budget in (1, 50, 1_000, 20_000, 200_000):
+        searcher.clear()
+        found = searcher.search(game, nodes=budget)
+        reached.append(found.depth)
+        assert found.nodes <= max(budget, first[2])  # only the first iteration may overrun
+        # the result is that of a completed iteration: the same as a search to that depth from an empty table
+        assert (found.value, found.best_actions) == to_depth(found.depth)[:2]
+    assert reached[0] == 1 and reached == sorted(reached) and reached[-1] > reached[2] > 1
+    searcher.clear()
+    assert searcher.search(game, nodes=10**7, depth=5).depth == 5  # depth caps a node budget
+
+
+def test_node_budget_is_reproducible_and_in_the_spec():
+    agent = parse("minimax(nodes=5000, evaluation=True, quiescence=4)")
+    assert agent.depth is None and agent.nodes == 5000 and str(agent) == "minimax(nodes=5000, evaluation=True, quiescence=4)"
+    assert str(parse("minimax(depth=6, nodes=5000)")) == "minimax(depth=6, nodes=5000)"
+
+    def moves(spec: str) -> List[int]:
+        player, game, actions = parse(spec), Game(), []
+        player.reset()
+        for _ in range(16):
+            actions.append(player.act(game))
+            game = game.step(actions[-1])[0]
+        return actions
+
+    first = moves("minimax(nodes=5000, seed=3)")
+    assert moves("minimax(nodes=5000, seed=3)") == first
+    champion = parse("champion(nodes=5000)")
+    assert champion.time is None and str(champion) == "champion(nodes=5000)"
+    assert moves("champion(nodes=5000, book=False)") == moves("champion(nodes=5000, book=False)")
+    for bad in ("minimax(nodes=0)", "minimax(nodes=1.5)", "minimax(nodes=True)", "champion(nodes=10, time=1.0)",
+                "champion(nodes=10, depth=3)", "champion(time=None)", f"minimax(nodes={10**12 + 1})"):
+        with pytest.raises(ValueError):
+            parse(bad)
+    with pytest.raises(ValueError, match="nodes"):
+        AlphaBeta(Rules()).search(Game(), nodes=0)
+
+
 def test_agent_solves_small_boards_exactly():
     game = Game(rules=Rules(pits_per_side=3, seeds_per_pit=2))
     agent = parse("minimax(depth=None)")

@@ -13,8 +13,13 @@ from awale.experiments.stats import (
     ELO_PER_NATURAL_UNIT,
     NotAWeakOrder,
     Tournament,
+    bootstrap_ratings,
     compare,
+    detectable,
+    elo,
+    factorial_effects,
     games_needed,
+    holm,
     is_step_type,
     power,
     ratings,
@@ -467,3 +472,66 @@ def test_ratings_reject_bad_input():
         ratings(games(*record("a", "b", 3, 1, 2), *record("c", "d", 2, 0, 2)))
     with pytest.raises(ValueError, match="at least two agents"):
         ratings(Tournament(("a",), [[0]], [[0]]))
+
+
+# --- Multiplicity, detectable differences, bootstrap, factorial -----------------------------------
+
+
+def test_holm_matches_its_definition_and_keeps_nan():
+    raw = [0.01, 0.04, 0.03, math.nan, 0.005]
+    # sorted: 0.005 x 4, 0.01 x 3, 0.03 x 2, 0.04 x 1, each at least the one before
+    assert np.allclose(holm(raw), [0.03, 0.06, 0.06, math.nan, 0.02], equal_nan=True)
+    assert holm([0.5]).tolist() == [0.5]
+    assert holm([0.6, 0.7]).tolist() == [1.0, 1.0]  # capped at 1
+    with pytest.raises(ValueError):
+        holm([1.5])
+
+
+@given(st.lists(st.floats(0, 1), min_size=1, max_size=30))
+def test_holm_is_between_the_raw_and_bonferroni(raw):
+    adjusted = holm(raw)
+    assert np.all(adjusted >= np.asarray(raw) - 1e-12)
+    assert np.all(adjusted <= np.minimum(1, len(raw) * np.asarray(raw)) + 1e-12)
+
+
+def test_detectable_is_where_the_power_reaches_the_target():
+    for n in (20, 50, 200, 800):
+        p = detectable(n)
+        assert power(n, p) >= 0.8 > power(n, p - 1e-4)
+    assert detectable(50) == pytest.approx(0.70, abs=0.01)
+    assert detectable(200) < detectable(50)
+    assert detectable(3) == 1.0  # three games never reject at 5 %
+    with pytest.raises(ValueError):
+        detectable(0)
+
+
+def test_bootstrap_intervals_contain_the_estimate_and_shrink_with_games():
+    small = games(*record("a", "b", 30, 5, 15), *record("b", "c", 25, 10, 15), *record("a", "c", 35, 5, 10))
+    large = games(*record("a", "b", 300, 50, 150), *record("b", "c", 250, 100, 150), *record("a", "c", 350, 50, 100))
+    few = bootstrap_ratings(small, anchor="c", replicates=200, seed=1).set_index("agent")
+    many = bootstrap_ratings(large, anchor="c", replicates=200, seed=1).set_index("agent")
+    assert np.all(few["low"] <= few["elo"]) and np.all(few["elo"] <= few["high"])
+    assert (many["high"] - many["low"])["a"] < (few["high"] - few["low"])["a"] / 2
+    assert few.loc["c", "low"] == few.loc["c", "high"] == 0
+    again = bootstrap_ratings(small, anchor="c", replicates=200, seed=1).set_index("agent")
+    assert again.equals(few)
+
+
+def test_factorial_effects_recover_additive_effects():
+    # strengths in Elo: 0, +200 for the first factor, +100 for the second, no interaction; huge samples
+    rows = []
+    for first in (False, True):
+        for second in (False, True):
+            strength = 200 * first + 100 * second
+            score = 1 / (1 + 10 ** (-strength / 400))
+            games_ = 100_000
+            wins = round(score * games_)
+            rows.append(dict(first=first, second=second, wins=wins, draws=0, losses=games_ - wins))
+    effects = factorial_effects(pd.DataFrame(rows), ["first", "second"], replicates=200).set_index("effect")
+    assert effects.loc["first", "elo"] == pytest.approx(200, abs=2)
+    assert effects.loc["second", "elo"] == pytest.approx(100, abs=2)
+    assert effects.loc["first × second", "elo"] == pytest.approx(0, abs=2)
+    assert effects.loc["first", "low"] < 200 < effects.loc["first", "high"]
+    with pytest.raises(ValueError, match="every combination"):
+        factorial_effects(pd.DataFrame(rows[:3]), ["first", "second"])
+    assert elo(0.5) == 0 and elo(10 / 11) == pytest.approx(400)

@@ -64,11 +64,11 @@ class Champion(Agent):
         Param("time", float, 0.5, minimum=0.001, optional=True, doc="seconds per move (unless depth is given)"),
         Param("depth", int, None, minimum=1, maximum=MAX_DEPTH, optional=True,
               doc="search to this depth instead of for a time (reproducible games)"),
+        Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
+              doc="positions to search a move instead of a time (reproducible games)"),
         seed_param(),
         Param("book", bool, True, doc="play from the shipped opening book"),
         endgame_param(),
-        Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
-              doc="positions to search a move instead of a time (reproducible games)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:

@@ -1,4 +1,4 @@
-"""The αβ minimax agent: ``minimax(depth=4, time=None, seed=0, evaluation=False, quiescence=0, nodes=None)``.
+"""The αβ minimax agent: ``minimax(depth=4, time=None, nodes=None, seed=0, evaluation=False, quiescence=0)``.
 
 αβ pruning is that of Knuth & Moore (1975), "An analysis of alpha-beta
 pruning", *Artificial Intelligence* 6(4); the search itself is
@@ -59,13 +59,13 @@ class Minimax(Agent):
               doc="plies to search (None: to the end of the game; the default with a time)"),
         Param("time", float, None, minimum=0.001, optional=True,
               doc="seconds per move, by iterative deepening (depth then caps the depth)"),
+        Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
+              doc="positions to visit per move, by iterative deepening (reproducible; depth then caps the depth)"),
         seed_param(),
         endgame_param(),
         Param("evaluation", bool, False, doc="score the depth limit with the fitted evaluation (awale.evaluation)"),
         Param("quiescence", int, 0, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions beyond the depth limit (0: none)"),
-        Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
-              doc="positions to visit per move, by iterative deepening (reproducible; depth then caps the depth)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:

@@ -45,6 +45,14 @@ parallel           uct on 2 threads by root, tree and leaf                    50
 knowledge          round robin of KNOWLEDGE: what evaluation, solver,         50     4,650
                    endgame values and book add, at equal time a move;
                    and KNOWLEDGE_CHECKS, evaluated αβ one ply shallower
+factorial          the 2^3 cells of FACTORIAL_CELLS (evaluation,             200     1,600
+                   quiescence, endgame database in αβ) vs UCT with the
+                   evaluation, at 10 ms a move (calibrated)
+book               the champion with and without its book, the same nodes   400       400
+                   a searched move (10 ms a move with the book)
+curves-T ms        at T = 10, 30, 100, 300 ms a move (calibrated): the       200  4 x 800
+                   CURVES αβ+evaluation vs UCT+evaluation, champion vs
+                   UCT, UCT vs OpenSpiel's MCTS, heavy UCT vs UCT
 =================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
@@ -72,6 +80,16 @@ ply shallower, faster than UCT, against the evaluated UCTs.  The agents with
 ``endgame='15'`` build the 15-seed endgame database on first use (about
 25 s) and cache it.
 
+The experiments marked :attr:`Experiment.equal_time` (``factorial`` and the
+four ``curves-T ms``) hold equal time as a measured fact: every
+agent's budget (UCT's iterations; for αβ, the nodes of an iterative deepening
+under a node budget, never a fixed depth, whose time varies tenfold within a
+game) was fitted to the target time per move on the same 400 positions on an
+idle core (:mod:`awale.experiments.calibration`, :data:`CURVE_BUDGETS`), so
+that both sides of a pairing take the same time within 10 %, and
+``python -m awale experiment calibrate`` measures that again on any machine.
+The budgets stay machine-independent, so the games replay.
+
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
 its games depend on the machine's speed and load, cannot be replayed move
 for move, and ``experiment verify`` only checks their legality and scores.
@@ -92,8 +110,10 @@ import dataclasses
 import math
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ..agents import parse
 from ..rules import Rules
 from ..search.parallel import SCHEMES
+from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
 from .store import Store
 
@@ -217,6 +237,67 @@ PARALLEL_THREADS = 2
 Pairing = Tuple[str, str]
 
 
+#: Times per move of the equal-time curves, in milliseconds: a factor of 30 from the first to the last.
+CURVE_MS = (10, 30, 100, 300)
+
+#: The budget of each agent family of :data:`awale.experiments.calibration.FAMILIES` that takes each time of
+#: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells), fitted by
+#: ``python -m awale experiment calibrate --fit FAMILY --targets MS`` on an idle core of the development
+#: machine (``data/curves/calibration.csv``); UCT's iterations, αβ's nodes.
+CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
+    "uct": {10: 3000, 30: 9000, 100: 28000, 300: 77000},
+    "uct + evaluation": {10: 6600, 30: 20000, 100: 59000, 300: 150000},
+    "heavy uct": {10: 2200, 30: 6700, 100: 23000, 300: 68000},
+    "OpenSpiel MCTS": {10: 570, 30: 1700, 100: 5700, 300: 17000},
+    "αβ + evaluation": {10: 26000, 30: 76000, 100: 240000, 300: 790000},
+    "champion": {10: 45000, 30: 140000, 100: 430000, 300: 1300000},
+    "αβ": {10: 39000},
+    "αβ + quiescence": {10: 30000},
+    "αβ + evaluation, no quiescence": {10: 28000},
+    "αβ + endgame": {10: 50000},
+    "αβ + quiescence + endgame": {10: 45000},
+    "αβ + evaluation + endgame, no quiescence": {10: 39000},
+    "αβ + evaluation + quiescence + endgame": {10: 33000},
+}
+
+#: The headline comparisons, each at every time of :data:`CURVE_MS`: knowledge in αβ against knowledge in UCT,
+#: the champion against plain UCT, our UCT against OpenSpiel's MCTS, and the best refinement of UCT
+#: (heavy playouts, first in the ladder) against plain UCT.
+CURVES = (
+    ("αβ + evaluation", "uct + evaluation"),
+    ("champion", "uct"),
+    ("uct", "OpenSpiel MCTS"),
+    ("heavy uct", "uct"),
+)
+
+#: The time per move of the factorial and of the book's test, in milliseconds.
+FACTORIAL_MS = 10
+
+#: The cells of the 2^3 factorial of the champion's knowledge, by (evaluation, quiescence, endgame database):
+#: αβ with iterative deepening under a node budget of equal time, each against :data:`FACTORIAL_REFERENCE`.
+FACTORIAL_CELLS: Dict[Tuple[bool, bool, bool], str] = {
+    (False, False, False): "αβ",
+    (False, True, False): "αβ + quiescence",
+    (True, False, False): "αβ + evaluation, no quiescence",
+    (True, True, False): "αβ + evaluation",
+    (False, False, True): "αβ + endgame",
+    (False, True, True): "αβ + quiescence + endgame",
+    (True, False, True): "αβ + evaluation + endgame, no quiescence",
+    (True, True, True): "αβ + evaluation + quiescence + endgame",
+}
+
+#: The factorial's one opponent, at the same time: UCT with the evaluation, between the weakest and the
+#: strongest cell in the knowledge ladder.
+FACTORIAL_REFERENCE = "uct + evaluation"
+
+
+def at_time(family: str, milliseconds: int) -> str:
+    """The spec of ``family`` at its calibrated budget for ``milliseconds`` a move (:data:`CURVE_BUDGETS`)."""
+    return FAMILIES[family].format(n=CURVE_BUDGETS[family][milliseconds])
+
+
+
+
 # --------------------------------------------------------------------------- the experiments
 
 
@@ -324,6 +405,33 @@ def parallel() -> List[Pairing]:
             for scheme in SCHEMES]
 
 
+def curves(milliseconds: int) -> Callable[[], List[Pairing]]:
+    """The pairings of :data:`CURVES` at ``milliseconds`` a move."""
+
+    def build() -> List[Pairing]:
+        return [(at_time(a, milliseconds), at_time(b, milliseconds)) for a, b in CURVES]
+
+    build.__doc__ = f"The headline comparisons (:data:`CURVES`) at {milliseconds} ms a move, budgets calibrated."
+    return build
+
+
+def factorial() -> List[Pairing]:
+    """Each cell of :data:`FACTORIAL_CELLS` against :data:`FACTORIAL_REFERENCE`, at :data:`FACTORIAL_MS` ms a move."""
+    reference = at_time(FACTORIAL_REFERENCE, FACTORIAL_MS)
+    return [(at_time(family, FACTORIAL_MS), reference) for family in FACTORIAL_CELLS.values()]
+
+
+def book() -> List[Pairing]:
+    """The champion with its opening book against the same without, with the same nodes per searched move.
+
+    The budget is the champion's of :data:`FACTORIAL_MS` ms a move.  A book move takes no time, so the side
+    without the book spends more time per move on average: the test asks what the book adds to the same
+    search, which is how a player with a fixed time per move would use it, not an equal-time comparison.
+    """
+    champion = at_time("champion", FACTORIAL_MS)
+    return [(champion, parse(champion).replace(book=False).spec)]
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 
@@ -412,6 +520,32 @@ CATALOG["knowledge"] = Experiment(
     knowledge,
     50,
 )
+
+CATALOG["factorial"] = Experiment(
+    "factorial",
+    f"2^3 factorial of the champion's knowledge (evaluation, quiescence, endgame database) in αβ, each cell vs "
+    f"UCT+evaluation at {FACTORIAL_MS} ms a move",
+    factorial,
+    200,
+    equal_time=True,
+)
+CATALOG["book"] = Experiment(
+    "book",
+    f"the champion with its opening book vs without, the same nodes a searched move ({FACTORIAL_MS} ms a move "
+    "with the book)",
+    book,
+    400,
+)
+
+for _ms in CURVE_MS:
+    CATALOG[f"curves-{_ms}ms"] = Experiment(
+        f"curves-{_ms}ms",
+        f"at {_ms} ms a move (calibrated budgets): αβ+evaluation vs UCT+evaluation, champion vs UCT, UCT vs "
+        "OpenSpiel's MCTS, heavy UCT vs UCT",
+        curves(_ms),
+        200,
+        equal_time=True,
+    )
 
 
 def get_experiment(name: str) -> Experiment:

@@ -45,6 +45,12 @@ References:
     Ford, L. R. (1957). Solution of a ranking problem from binary comparisons.
     The American Mathematical Monthly 64(8), 28-33.
     Elo, A. E. (1978). The Rating of Chessplayers, Past and Present. Arco.
+    Holm, S. (1979). A simple sequentially rejective multiple test procedure.
+    Scandinavian Journal of Statistics 6(2), 65-70.
+    Efron, B. & Tibshirani, R. J. (1993). An Introduction to the Bootstrap.
+    Chapman & Hall.
+    Box, G. E. P., Hunter, J. S. & Hunter, W. G. (2005). Statistics for
+    Experimenters, 2nd ed. Wiley.
     Roubens, M. & Vincke, Ph. (1985). Preference Modelling. Springer.
     Pirlot, M. & Vincke, Ph. (1997). Semiorders. Kluwer.
     Brandt, F., Brill, M. & Harrenstein, P. (2016). Tournament solutions. In
@@ -54,6 +60,7 @@ References:
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import numbers
 from typing import Hashable, List, Optional, Sequence, Tuple, Union
@@ -69,6 +76,8 @@ __all__ = [
     "compare",
     "power",
     "games_needed",
+    "detectable",
+    "holm",
     "Tournament",
     "round_robin",
     "stronger",
@@ -78,6 +87,9 @@ __all__ = [
     "NotAWeakOrder",
     "weak_order",
     "ratings",
+    "bootstrap_ratings",
+    "elo",
+    "factorial_effects",
 ]
 
 #: Elo points per unit of the Bradley-Terry log-odds: 400 / ln 10, so that a
@@ -324,6 +336,75 @@ def games_needed(p: float = 0.75, power: float = 0.95, alpha: float = 0.05, max_
             return int(n[reached[0]])
         start, size = start + size, 2 * size
     raise ValueError(f"a power of {target} at p = {p} needs more than max_games = {max_games} games")
+
+
+def detectable(n: int, power: float = 0.8, alpha: float = 0.05) -> float:
+    """The smallest winning probability that ``n`` decisive games detect with the given power.
+
+    The least ``p > ½`` for which the exact two-sided test of :func:`compare`
+    declares the stronger agent stronger with probability at least ``power``
+    (:func:`power`): what "not separated" after ``n`` decisive games can rule
+    out.  For instance 50 games detect p = 0.70 with 80 % power, 200 games
+    p = 0.60, 800 games p = 0.55.
+
+    Args:
+        n: decisive games, an integer at least 1.
+        power: the power required, in (0, 1).
+        alpha: the level of the test, in (0, 1).
+
+    Returns:
+        The probability, to 1e-4 (1.0 when even p = 1 falls short: too few games).
+
+    Raises:
+        ValueError: an argument out of its range.
+    """
+    n = _count("n", n)
+    if n < 1:
+        raise ValueError("n must be at least 1")
+    target, alpha = _fraction("power", power), _fraction("alpha", alpha)
+    def reaches(p: float) -> bool:
+        return bool(_powers(np.array([n]), p, alpha)[0] >= target)
+
+    if not reaches(1.0):
+        return 1.0
+    low, high = 5000, 10_000  # in units of 1e-4; for p > ½ the power grows with p (the critical k is fixed)
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (low, middle) if reaches(middle / 10_000) else (middle, high)
+    return high / 10_000
+
+
+def holm(pvalues: Sequence[float]) -> np.ndarray:
+    """Holm's (1979) step-down adjusted p-values of a family of tests.
+
+    Sorted ascending, the i-th smallest of m p-values (i from 0) becomes
+    ``min(1, max over j <= i of (m - j) p_(j))``; rejecting where the adjusted
+    p-value is at most ``alpha`` controls the family-wise error rate at
+    ``alpha`` under any dependence between the tests.  NaN p-values (tests
+    not made) are left NaN and not counted in m.
+
+    Args:
+        pvalues: the raw p-values, each in [0, 1] or NaN.
+
+    Returns:
+        The adjusted p-values, in the given order.
+
+    Raises:
+        ValueError: a p-value outside [0, 1].
+    """
+    raw = np.asarray(pvalues, dtype=float)
+    if raw.ndim != 1:
+        raise ValueError(f"pvalues must be one-dimensional, got shape {raw.shape}")
+    made = ~np.isnan(raw)
+    if np.any((raw[made] < 0) | (raw[made] > 1)):
+        raise ValueError("p-values must lie in [0, 1]")
+    adjusted = np.full(raw.shape, np.nan)
+    index = np.flatnonzero(made)
+    order = index[np.argsort(raw[index], kind="stable")]
+    m = len(order)
+    steps = (m - np.arange(m)) * raw[order]
+    adjusted[order] = np.minimum(1.0, np.maximum.accumulate(steps))
+    return adjusted
 
 
 # --- Tournaments -----------------------------------------------------------------------------------
@@ -775,3 +856,135 @@ def ratings(
         }
     )
     return table.sort_values("elo", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def bootstrap_ratings(
+    results: Union[pd.DataFrame, Tournament],
+    anchor: Optional[Hashable] = None,
+    alpha: float = 0.05,
+    prior_draws: float = 0.0,
+    replicates: int = 1000,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """:func:`ratings` with percentile bootstrap intervals instead of Wald intervals.
+
+    Each replicate redraws every pair's games from its own record (wins,
+    draws and losses, multinomially with the observed frequencies, as many
+    games as were played) and refits the ratings with the same anchor and
+    prior; the interval of each rating is the ``alpha / 2`` and ``1 - alpha / 2``
+    quantiles of its replicates (Efron & Tibshirani 1993).  Unlike the Wald
+    interval it needs no normal approximation, and it is lopsided where the
+    likelihood is.  A replicate whose fit separates perfectly (possible when
+    ``prior_draws`` is 0) is an error, as for :func:`ratings`.
+
+    Args:
+        results, anchor, alpha, prior_draws: as for :func:`ratings`.
+        replicates: resampled tournaments, an integer at least 10.
+        seed: the seed of the resampling.
+
+    Returns:
+        The table of :func:`ratings` (point estimates from the data), its
+        ``low`` and ``high`` replaced by the bootstrap's.
+    """
+    tournament = results if isinstance(results, Tournament) else round_robin(results)
+    replicates = _count("replicates", replicates)
+    if replicates < 10:
+        raise ValueError(f"replicates must be at least 10, got {replicates}")
+    alpha = _fraction("alpha", alpha)
+    table = ratings(tournament, anchor=anchor, alpha=alpha, prior_draws=prior_draws)
+    agents = list(tournament.agents)
+    rng = np.random.default_rng(seed)
+    wins, draws, games = tournament.wins, tournament.draws, tournament.games
+    draws_upper = np.triu(draws, 1)
+    samples = np.empty((replicates, len(agents)))
+    rows, cols = np.triu_indices(len(agents), 1)
+    for r in range(replicates):
+        w = np.zeros_like(wins)
+        d = np.zeros_like(draws)
+        for i, j in zip(rows, cols):
+            n = games[i, j]
+            if n == 0:
+                continue
+            counts = rng.multinomial(n, np.array([wins[i, j], draws_upper[i, j], wins[j, i]]) / n)
+            w[i, j], d[i, j], w[j, i] = counts
+            d[j, i] = counts[1]
+        fitted = ratings(Tournament(agents, w, d), anchor=anchor, alpha=alpha, prior_draws=prior_draws)
+        samples[r] = fitted.set_index("agent").loc[agents, "elo"].to_numpy()
+    low = dict(zip(agents, np.quantile(samples, alpha / 2, axis=0)))
+    high = dict(zip(agents, np.quantile(samples, 1 - alpha / 2, axis=0)))
+    table["low"] = table["agent"].map(low).astype(float)
+    table["high"] = table["agent"].map(high).astype(float)
+    return table
+
+
+def elo(score: float) -> float:
+    """The Elo difference of an expected score: ``400 log10(score / (1 - score))`` (±inf at 1 and 0)."""
+    score = float(score)
+    if not 0 <= score <= 1:
+        raise ValueError(f"a score lies in [0, 1], got {score!r}")
+    with np.errstate(divide="ignore"):
+        return float(ELO_PER_NATURAL_UNIT * (np.log(score) - np.log1p(-score)))
+
+
+def factorial_effects(
+    cells: pd.DataFrame, factors: Sequence[str], alpha: float = 0.05, replicates: int = 2000, seed: int = 0,
+    prior_draws: float = 1.0,
+) -> pd.DataFrame:
+    """Main effects and interactions of a two-level factorial design, in Elo, with bootstrap intervals.
+
+    Each cell (one combination of the factors) played a fixed reference; its
+    strength is the Elo of its score against it, ``elo((points + prior/2) /
+    (games + prior))`` (``prior_draws`` virtual draws keep a perfect score
+    finite).  With the factors coded -1/+1, the effect of a set of factors is
+    the usual contrast (Box, Hunter & Hunter 2005): the mean strength of the
+    cells where the product of their codes is +1 minus the mean where it is
+    -1.  A main effect is the average gain of switching one factor on; an
+    interaction, how much one factor's gain depends on another.  The
+    intervals are percentiles of the same contrasts over ``replicates``
+    bootstrap redraws of every cell's games (multinomial on its wins, draws
+    and losses).
+
+    Args:
+        cells: one row per cell, with a boolean column per factor and the
+            columns ``wins``, ``draws``, ``losses`` (against the reference).
+        factors: the factor columns, two to five.
+        alpha: one minus the level of the intervals.
+        replicates: bootstrap redraws.
+        seed: the seed of the redraws.
+        prior_draws: virtual draws added to every cell.
+
+    Returns:
+        One row per effect (every non-empty set of factors, main effects
+        first), with columns ``effect`` (the factor names joined by ' × '),
+        ``elo``, ``low``, ``high``.
+
+    Raises:
+        ValueError: not every combination of the factors appears exactly once.
+    """
+    factors = list(factors)
+    if not 2 <= len(factors) <= 5:
+        raise ValueError(f"factors: two to five, got {factors!r}")
+    combos = {tuple(bool(v) for v in row) for row in cells[factors].itertuples(index=False)}
+    if len(cells) != 2 ** len(factors) or len(combos) != 2 ** len(factors):
+        raise ValueError(f"every combination of {factors} must appear exactly once; got {len(cells)} rows")
+    alpha = _fraction("alpha", alpha)
+    codes = np.where(cells[factors].to_numpy(dtype=bool), 1.0, -1.0)
+    counts = cells[["wins", "draws", "losses"]].to_numpy(dtype=np.int64)
+    games = counts.sum(axis=1)
+
+    def strengths(c: np.ndarray) -> np.ndarray:
+        score = (c[..., 0] + c[..., 1] / 2 + prior_draws / 2) / (c.sum(axis=-1) + prior_draws)
+        return ELO_PER_NATURAL_UNIT * np.log(score / (1 - score))
+
+    subsets = [s for k in range(1, len(factors) + 1) for s in itertools.combinations(range(len(factors)), k)]
+    contrasts = np.array([np.prod(codes[:, list(s)], axis=1) for s in subsets]) / (len(cells) / 2)
+    estimate = contrasts @ strengths(counts)
+    rng = np.random.default_rng(seed)
+    redrawn = np.stack([rng.multinomial(n, c / n, size=replicates) for n, c in zip(games, counts)], axis=1)
+    boot = strengths(redrawn) @ contrasts.T
+    return pd.DataFrame({
+        "effect": [" × ".join(factors[i] for i in s) for s in subsets],
+        "elo": estimate,
+        "low": np.quantile(boot, alpha / 2, axis=0),
+        "high": np.quantile(boot, 1 - alpha / 2, axis=0),
+    })
