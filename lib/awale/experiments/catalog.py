@@ -246,18 +246,18 @@ CURVE_MS = (10, 30, 100, 300)
 #: machine (``data/curves/calibration.csv``); UCT's iterations, αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {10: 3000, 30: 9000, 100: 28000, 300: 77000},
-    "uct + evaluation": {10: 6600, 30: 20000, 100: 59000, 300: 150000},
+    "uct + evaluation": {10: 8100, 30: 20000, 100: 59000, 300: 150000},
     "heavy uct": {10: 2200, 30: 6700, 100: 23000, 300: 68000},
     "OpenSpiel MCTS": {10: 570, 30: 1700, 100: 5700, 300: 17000},
-    "αβ + evaluation": {10: 26000, 30: 76000, 100: 240000, 300: 790000},
-    "champion": {10: 45000, 30: 140000, 100: 430000, 300: 1300000},
-    "αβ": {10: 39000},
-    "αβ + quiescence": {10: 30000},
-    "αβ + evaluation, no quiescence": {10: 28000},
-    "αβ + endgame": {10: 50000},
-    "αβ + quiescence + endgame": {10: 45000},
-    "αβ + evaluation + endgame, no quiescence": {10: 39000},
-    "αβ + evaluation + quiescence + endgame": {10: 33000},
+    "αβ + evaluation": {10: 28000, 30: 76000, 100: 240000, 300: 790000},
+    "champion": {10: 41000, 30: 140000, 100: 430000, 300: 1300000},
+    "αβ": {10: 36000},
+    "αβ + quiescence": {10: 33000},
+    "αβ + evaluation, no quiescence": {10: 29000},
+    "αβ + endgame": {10: 57000},
+    "αβ + quiescence + endgame": {10: 48000},
+    "αβ + evaluation + endgame, no quiescence": {10: 42000},
+    "αβ + evaluation + quiescence + endgame": {10: 40000},
 }
 
 #: The headline comparisons, each at every time of :data:`CURVE_MS`: knowledge in αβ against knowledge in UCT,
