@@ -254,8 +254,8 @@ CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "αβ": {10: 36000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
-    "αβ + endgame": {10: 57000},
-    "αβ + quiescence + endgame": {10: 48000},
+    "αβ + endgame": {10: 50000},
+    "αβ + quiescence + endgame": {10: 44000},
     "αβ + evaluation + endgame, no quiescence": {10: 42000},
     "αβ + evaluation + quiescence + endgame": {10: 40000},
 }
