@@ -8,7 +8,7 @@
     python -m awale experiment run (NAME | --all) [--games N] [--store PATH] [--workers K | --scheduler ADDR]
     python -m awale experiment status NAME [--games N] [--store PATH]
     python -m awale experiment verify [NAME] [--sample N | --replay-all] [--seed S] [--store PATH]
-    python -m awale experiment calibrate [NAME ...] [--fit [FAMILY ...] --targets MS ...] [--positions N] [--out CSV]
+    python -m awale experiment calibrate [NAME ...] [--fit [FAMILY ...] --targets MS ... | --replay K] [--out CSV]
     python -m awale match SPEC SPEC [--seed S] [--show]
     python -m awale play [SPEC] [--side south|north] [--rules RULES] [--seed S] [--save FILE] [--color WHEN]
     python -m awale replay FILE [--color WHEN]
@@ -231,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
                              help="with --fit, the times per move to reach, in ms (default 10)")
     calibrating.add_argument("--positions", type=_integer(1, "--positions"), default=None, metavar="N",
                              help="positions measured (default 400)")
+    calibrating.add_argument("--replay", type=_integer(1, "--replay"), metavar="K",
+                             help="instead, replay K stored games of each pairing (a seeded sample) and time both "
+                             "sides on the positions the games reached, in wall-clock and CPU time")
     calibrating.add_argument("--out", metavar="CSV", help="also write the measurements to this CSV file")
     _add_store(calibrating)
     calibrating.set_defaults(handler=_experiment_calibrate)
@@ -447,6 +450,10 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
         raise _Failure(f"unknown family {unknown[0]!r}; known: {', '.join(map(repr, cal.FAMILIES))}")
     chosen = [_experiment(argparse.Namespace(name=name)) for name in args.names] or [
         exp for exp in ex.CATALOG.values() if exp.equal_time]
+    if args.replay is not None:
+        if args.fit is not None:
+            raise _Failure("give --replay or --fit, not both")
+        return _replay_times(chosen, path, args.replay, args.out)
     try:
         games = cal.positions(path, args.positions or cal.POSITIONS)
     except ValueError as error:
@@ -490,6 +497,37 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
             writer.writeheader()
             writer.writerows(rows)
         print(f"written {args.out}")
+    return 0
+
+
+def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optional[str]) -> int:
+    import csv
+
+    from .experiments import calibration as cal
+
+    rows: List[Dict[str, object]] = []
+    for exp in chosen:
+        try:
+            measured = cal.replay_times(path, exp.name, exp.pairings(), games, report=lambda line: print(line, flush=True))
+        except ValueError as error:
+            raise _Failure(str(error), status=1) from None
+        for t in measured:
+            rows.append(dict(experiment=exp.name, agent=t.agent, opponent=t.opponent, games=t.games,
+                             agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
+                             ratio=f"{t.ratio:.3f}", agent_wall_ms=f"{1000 * t.agent_wall:.3f}",
+                             opponent_wall_ms=f"{1000 * t.opponent_wall:.3f}",
+                             equal_time=abs(t.ratio - 1) <= cal.EQUAL_TIME))
+    print()
+    print(_table(["experiment", "agent", "opponent", "games", "agent ms", "opponent ms", "ratio", "equal time"],
+                 [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],
+                   "yes" if r["equal_time"] else "NO"] for r in rows]))
+    print("(CPU milliseconds per move of the replayed games)")
+    if out and rows:
+        with open(out, "w", newline="") as handle:
+            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"written {out}")
     return 0
 
 

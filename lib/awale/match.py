@@ -18,7 +18,7 @@ from .agents import Agent, parse
 from .game import PLAYERS, Game, IllegalActionError
 from .rules import Rules, as_rules
 
-__all__ = ["MatchRecord", "play"]
+__all__ = ["MatchRecord", "play", "fresh_agents"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,9 +86,7 @@ def play(
     if max_plies is not None:
         rules = dataclasses.replace(rules, max_plies=max_plies)
     given = (parse(south), parse(north))
-    agents = [_fresh(agent, seed, side) for side, agent in enumerate(given)]
-    for agent in agents:
-        agent.reset()
+    agents = fresh_agents(given, seed)
 
     game = Game(rules)
     moves = []
@@ -120,8 +118,18 @@ def play(
     )
 
 
-def _fresh(agent: Agent, seed: int, side: int) -> Agent:
-    """A new agent with the same parameters, its ``seed`` (if any) derived from the match seed and side."""
-    if any(p.name == "seed" for p in agent.params):
-        return agent.replace(seed=int(np.random.SeedSequence([seed, side]).generate_state(1)[0]))
-    return agent.replace()
+def fresh_agents(agents: Tuple[Agent, Agent], seed: int) -> Tuple[Agent, Agent]:
+    """New, reset copies of South's and North's agents as :func:`play` gives them a game of ``seed``.
+
+    Each copy has the same parameters, its ``seed`` (if it has one) derived from the match seed and its
+    side, so that replaying a stored game with these agents gives the same moves.
+    """
+    fresh = []
+    for side, agent in enumerate(agents):
+        if any(p.name == "seed" for p in agent.params):
+            agent = agent.replace(seed=int(np.random.SeedSequence([seed, side]).generate_state(1)[0]))
+        else:
+            agent = agent.replace()
+        agent.reset()
+        fresh.append(agent)
+    return fresh[0], fresh[1]

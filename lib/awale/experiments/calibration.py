@@ -16,7 +16,11 @@ Which budgets take equal time is a measurement, made here:
   time grows about linearly with the budget), then measures and corrects it
   until it is within :data:`TOLERANCE` of the target;
 * :func:`check` measures both sides of each pairing of an experiment: equal
-  time holds where their times per move are within :data:`EQUAL_TIME` (10 %).
+  time holds where their times per move are within :data:`EQUAL_TIME` (10 %);
+* :func:`replay_times` replays a sample of each pairing's stored games, move
+  for move, and measures both sides on the positions the games really reached,
+  in wall-clock and in CPU seconds (the latter hardly changed by other work on
+  the machine).
 
 ``python -m awale experiment calibrate`` runs the check on the reader's machine,
 ``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
@@ -36,6 +40,7 @@ import numpy as np
 from ..agents import parse
 from ..agents.endgame import endgame_database
 from ..game import Game
+from ..match import fresh_agents
 from .store import decode_moves, load, rules_from_text
 
 __all__ = [
@@ -50,6 +55,8 @@ __all__ = [
     "seconds_per_move",
     "fit",
     "check",
+    "PairTimes",
+    "replay_times",
 ]
 
 #: The agent families of the equal-time experiments: a spec template whose ``{n}`` is the budget.
@@ -247,3 +254,84 @@ def check(
         if report is not None:
             report(Measurement("", spec, seconds[spec]))
     return [(a, b, seconds[a], seconds[b]) for a, b in pairs]
+
+
+@dataclasses.dataclass(frozen=True)
+class PairTimes:
+    """Both sides' mean time per move over replayed games of one pairing.
+
+    Attributes:
+        agent, opponent: the pairing (canonical specs, as stored).
+        games: games replayed.
+        agent_wall, opponent_wall: mean wall-clock seconds per move.
+        agent_cpu, opponent_cpu: mean CPU seconds per move (the process's, all threads).
+    """
+
+    agent: str
+    opponent: str
+    games: int
+    agent_wall: float
+    opponent_wall: float
+    agent_cpu: float
+    opponent_cpu: float
+
+    @property
+    def ratio(self) -> float:
+        """The agent's CPU time per move over the opponent's."""
+        return self.agent_cpu / self.opponent_cpu
+
+
+def replay_times(
+    path: str,
+    experiment: str,
+    pairings: Sequence[Tuple[str, str]],
+    games: int = 10,
+    seed: int = 0,
+    report: Optional[Callable[[str], None]] = None,
+) -> List[PairTimes]:
+    """Replay ``games`` stored games of each pairing (a seeded sample) and time both sides' moves.
+
+    The agents are made as :func:`awale.match.play` made them for the stored
+    game, so they play the stored moves again; each move is timed by the
+    wall clock and by the process's CPU clock.
+
+    Raises:
+        ValueError: a pairing with no stored game, or a replay whose move
+            differs from the stored one (the game is then not reproducible
+            from its key, which ``experiment verify`` would report too).
+    """
+    table = load(path, experiment)
+    rng = np.random.default_rng(seed)
+    found: List[PairTimes] = []
+    for agent, opponent in pairings:
+        rows = table[((table["south"] == agent) & (table["north"] == opponent))
+                     | ((table["south"] == opponent) & (table["north"] == agent))]
+        if rows.empty:
+            raise ValueError(f"{path} holds no game of {agent} against {opponent} in {experiment!r}")
+        chosen = rows.iloc[np.sort(rng.choice(len(rows), size=min(games, len(rows)), replace=False))]
+        wall = {agent: 0.0, opponent: 0.0}
+        cpu = {agent: 0.0, opponent: 0.0}
+        moves = {agent: 0, opponent: 0}
+        for row in chosen.itertuples():
+            specs = (row.south, row.north)
+            players = fresh_agents((parse(row.south), parse(row.north)), int(row.seed))
+            game = Game(rules=rules_from_text(row.rules))
+            for ply, stored in enumerate(decode_moves(row.moves)):
+                side = game.current_player
+                begun, clock = time.perf_counter(), time.process_time()
+                action = players[side].act(game)
+                wall[specs[side]] += time.perf_counter() - begun
+                cpu[specs[side]] += time.process_time() - clock
+                moves[specs[side]] += 1
+                if action != stored:
+                    raise ValueError(f"{specs[side]} played {action} at ply {ply} of the stored game "
+                                     f"{row.south} vs {row.north}, seed {row.seed}, where the store has {stored}")
+                game = game.step(action)[0]
+        times = PairTimes(agent, opponent, len(chosen), wall[agent] / moves[agent], wall[opponent] / moves[opponent],
+                          cpu[agent] / moves[agent], cpu[opponent] / moves[opponent])
+        found.append(times)
+        if report is not None:
+            report(f"{agent} vs {opponent}: {len(chosen)} games, CPU ms/move {1000 * times.agent_cpu:.2f} / "
+                   f"{1000 * times.opponent_cpu:.2f} (ratio {times.ratio:.3f}), wall {1000 * times.agent_wall:.2f} / "
+                   f"{1000 * times.opponent_wall:.2f}")
+    return found

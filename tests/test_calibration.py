@@ -1,0 +1,58 @@
+"""Equal time: the calibration positions, the budget fit, and replayed games timed side by side."""
+
+import sqlite3
+
+import pytest
+
+from awale.experiments import calibration, pair_keys, run
+from awale.experiments.store import decode_moves, encode_moves, load
+
+DATA = "data/experiments.sqlite"
+
+
+def test_positions_are_whole_strong_games_from_the_store():
+    games = calibration.positions(DATA, 400)
+    assert sum(map(len, games)) >= 400 and len(games) >= 3
+    for game in games:
+        assert game[0].plies == 0 and [g.plies for g in game] == list(range(len(game)))
+    assert [len(g) for g in calibration.positions(DATA, 400)] == [len(g) for g in games]  # the same every time
+    with pytest.raises(ValueError, match="does not exist"):
+        calibration.positions("no/such/store.sqlite")
+    with pytest.raises(ValueError, match="needed"):
+        calibration.positions(DATA, 10**7)
+
+
+def test_fit_corrects_the_budget_towards_the_target(monkeypatch):
+    # A fake machine where uct takes 3 microseconds an iteration plus 1 ms a move.
+    measured = []
+
+    def fake(spec, games):
+        iterations = int(spec.split("=")[1].split(")")[0].split(",")[0])
+        measured.append(iterations)
+        return 0.001 + 3e-6 * iterations
+
+    monkeypatch.setattr(calibration, "seconds_per_move", fake)
+    budget, made = calibration.fit("uct", 0.010, [[None]], start=1000)
+    assert budget == 3000 and abs(made[-1].ratio - 1) <= calibration.TOLERANCE
+    assert measured[0] == 1000 and len(made) <= 4
+    with pytest.raises(ValueError, match="unknown family"):
+        calibration.fit("nothing", 0.01, [[None]], 10)
+    with pytest.raises(ValueError, match="positive"):
+        calibration.fit("uct", 0, [[None]], 10)
+
+
+def test_replayed_games_are_timed_and_a_changed_move_is_caught(tmp_path):
+    store = tmp_path / "games.sqlite"
+    pair = ("minimax(nodes=300)", "uct(iterations=60)")
+    run(pair_keys(*pair, games=4, seed=3), store, "tiny", workers=0, progress=False)
+    [times] = calibration.replay_times(str(store), "tiny", [pair], games=3)
+    assert times.games == 3 and times.agent_cpu > 0 and times.opponent_cpu > 0 and times.agent_wall > 0
+    first = load(store, "tiny").iloc[0]
+    moves = list(decode_moves(first["moves"]))
+    with sqlite3.connect(store) as db:  # change the first move of one game: it no longer replays
+        changed = encode_moves([(moves[0] + 1) % 6] + moves[1:])
+        db.execute("UPDATE games SET moves = ? WHERE seed = ? AND south = ?", (changed, int(first["seed"]), first["south"]))
+    with pytest.raises(ValueError, match="where the store has"):
+        calibration.replay_times(str(store), "tiny", [pair], games=4)
+    with pytest.raises(ValueError, match="no game"):
+        calibration.replay_times(str(store), "tiny", [("random", "greedy")])
