@@ -58,9 +58,12 @@ import numpy as np
 
 from ._jit import jit
 from .game import Game
-from .rules import ONGOING, Rules, _capture, _sow, as_rules, legal_actions
+from .engine import ONGOING, capture, legal_actions, sow
+from .rules import Rules, as_rules
 
 __all__ = [
+    "UNCOVERED",
+    "probe",
     "FORMAT_VERSION",
     "MAX_SEEDS",
     "EndgameDatabase",
@@ -88,7 +91,7 @@ MAX_SEEDS = 120
 _MAGIC = b"AWALE-ENDGAME-DB"  # 16 bytes
 _NONE = -128  # "no capturing move" in the per-position best exit
 _RULE_FIELDS = ("pits_per_side", "feed", "grand_slam", "collect_remaining")
-_UNCOVERED = -(1 << 30)  # what :func:`_probe` returns for a position the database does not hold
+UNCOVERED = -(1 << 30)  # what :func:`probe` returns for a position the database does not hold
 
 Progress = Callable[[int, int, str], None]
 
@@ -155,8 +158,8 @@ def _turned(board, action, n, grand_slam, child):
     size = 2 * n
     for i in range(size):
         child[i] = board[(i + n) % size]
-    last = _sow(child, action + n, size)
-    return _capture(child, last, 1, n, grand_slam)
+    last = sow(child, action + n, size)
+    return capture(child, last, 1, n, grand_slam)
 
 
 @jit
@@ -239,14 +242,14 @@ def _sweep(layer, moves, caps, counts, exits, write):
 
 
 @jit
-def _probe(state, size, tables):
+def probe(state, size, tables):
     """The final capture difference the player to move in ``state`` can force, by the database.
 
     ``state`` is a game state of the rules' kernels (pits, captures, player,
     plies, outcome).  The result is the mover's captures so far minus the
     opponent's, plus the database's value of the board: what the continued
     game ends with under perfect play (its sign is the Abapa result, by the
-    captures question of chapter 6).  :data:`_UNCOVERED` when the game is
+    captures question of chapter 6).  :data:`UNCOVERED` when the game is
     over or the board holds more than the database's seeds.  ``tables`` is
     :func:`probe_tables` (its seeds are -1 without a database: nothing is
     probed).  The history of the position is ignored: the database solves
@@ -254,12 +257,12 @@ def _probe(state, size, tables):
     """
     limit, values, binom, offsets = tables
     if limit < 0 or state[size + 4] != ONGOING:
-        return _UNCOVERED
+        return UNCOVERED
     seeds = 0
     for i in range(size):
         seeds += state[i]
     if seeds > limit:
-        return _UNCOVERED
+        return UNCOVERED
     n = size // 2
     mover = state[size + 2]
     rank = 0  # _rank of the board turned so that the mover's pits come first
@@ -327,9 +330,9 @@ class EndgameDatabase:
 
     def covers(self, game: Game) -> bool:
         """Whether ``game`` is played under compatible rules and has at most :attr:`seeds` seeds on the board."""
-        return self._compatible(game.rules) and sum(game.pits) <= self.seeds
+        return self.compatible(game.rules) and sum(game.pits) <= self.seeds
 
-    def _compatible(self, rules: Rules) -> bool:
+    def compatible(self, rules: Rules) -> bool:
         return rules.max_plies is None and all(getattr(rules, f) == getattr(self.rules, f) for f in _RULE_FIELDS)
 
     def index(self, pits, player: int = 0) -> int:
@@ -358,7 +361,7 @@ class EndgameDatabase:
     def _game(self, game: Game) -> Game:
         if not isinstance(game, Game):
             raise ValueError(f"expected an awale.Game, got {game!r}")
-        if not self._compatible(game.rules):
+        if not self.compatible(game.rules):
             raise ValueError(f"this database is for {self.rules}, the game is played under {game.rules}")
         if game.game_finished:
             raise ValueError("the game is over: it has no value to look up")
@@ -518,7 +521,7 @@ def probe_tables(database: Optional[EndgameDatabase], rules: Rules) -> Tuple[int
         return -1, values, np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
     if not isinstance(database, EndgameDatabase):
         raise ValueError(f"endgame must be an awale.endgame.EndgameDatabase or None, got {database!r}")
-    if not database._compatible(rules):
+    if not database.compatible(rules):
         raise ValueError(f"the endgame database is for {database.rules}, the search for {rules}")
     values = np.asarray(database.values).view()
     values.flags.writeable = False

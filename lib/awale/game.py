@@ -16,6 +16,7 @@ from typing import Iterable, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import rules as _k
+from .engine import GameArrays
 from .render import SVG, pit_label, svg_board, text_board
 from .rules import Rules
 
@@ -158,7 +159,7 @@ class Game:
             boards = np.zeros((1, size + 1), dtype=np.int64)
             length = 0
             if rules.repetition:
-                keys[0] = _k._position_key(state, size)
+                keys[0] = _k.position_key(state, size)
                 boards[0, :size] = state[:size]
                 boards[0, size] = state[size + 2]
                 length = 1
@@ -189,6 +190,11 @@ class Game:
     def captures(self) -> Tuple[int, int]:
         """Seeds captured by South and by North."""
         return self._captures
+
+    @property
+    def arrays(self) -> "GameArrays":
+        """The state and history arrays the kernels take (:mod:`awale.engine`); shared, to be read only."""
+        return GameArrays(self._state, self._keys, self._boards, self._length)
 
     @property
     def current_player(self) -> int:

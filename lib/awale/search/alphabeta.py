@@ -70,10 +70,11 @@ import numpy as np
 
 from .._guard import stop_on_signal
 from .._jit import jit
-from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
-from ..evaluation import _N_FEATURES, Evaluation, _logit, _moves_and_best_capture
+from ..endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
+from ..evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
 from ..game import Game
-from ..rules import DRAW, ONGOING, Rules, advance, as_rules
+from ..engine import DRAW, ONGOING, advance
+from ..rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "solve", "result",
@@ -146,9 +147,9 @@ def _evaluated(state, ws):
     Out of line, like :func:`_expand`, so that the recursive kernel stays small.
     """
     weights, work, replies, row = ws[21:25]
-    logit = _logit(state, ws[0], weights, work, replies, row)
+    scaled = logit(state, ws[0], weights, work, replies, row)
     limit = WIN - 1
-    return max(-limit, min(limit, round(EVAL_SCALE * logit)))
+    return max(-limit, min(limit, round(EVAL_SCALE * scaled)))
 
 
 @jit
@@ -164,7 +165,7 @@ def _can_capture(state, ws):
     """Whether the player to move in ``state`` has a move that captures."""
     size = state.shape[0] - 5
     work, replies = ws[22], ws[23]
-    return _moves_and_best_capture(state, ws[0], state[size + 2], work, replies)[1] > 0
+    return moves_and_best_capture(state, ws[0], state[size + 2], work, replies)[1] > 0
 
 
 @jit
@@ -359,8 +360,8 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
         child_count = kid_info[ply, j, _COUNT]
         if root:
             alpha = best - 1 if ctl[_TIES] and best > floor else floor
-        exact = _probe(child, size, ws[20])
-        if exact != _UNCOVERED:  # in the endgame database: its exact result, searched no further
+        exact = probe(child, size, ws[20])
+        if exact != UNCOVERED:  # in the endgame database: its exact result, searched no further
             ctl[_NODES] += 1
             ctl[_PROBES] += 1
             value = -_exact_score(exact)
@@ -497,10 +498,10 @@ class AlphaBeta:
         self.quiescence = quiescence
         size = 2 * n
         self._evaluator = (
-            np.array(evaluation.weights if evaluation is not None else np.zeros(_N_FEATURES), dtype=np.float64),
+            np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
             np.zeros(2 * (size + 5), dtype=np.int64),  # two scratch states
             np.zeros(n, dtype=np.int64),  # legal actions
-            np.zeros(_N_FEATURES, dtype=np.float64),  # features
+            np.zeros(N_FEATURES, dtype=np.float64),  # features
         )
         rows = 2 * size + 3
         words = np.random.default_rng(0x5EED_AB).integers(
@@ -550,7 +551,8 @@ class AlphaBeta:
         """The workspace tuple for ``plies`` plies below ``game``, its history copied in."""
         n = self.rules.pits_per_side
         size, width = 2 * n, 2 * n + 5
-        rows = game._length + plies + 2
+        history = game.arrays
+        rows = history.length + plies + 2
         if plies != self._plies or rows > self._history_rows:
             self._plies, self._history_rows = plies, rows
             self._buffers = (
@@ -564,8 +566,8 @@ class AlphaBeta:
                 np.zeros((rows, size + 1), dtype=np.int64),  # history boards
             )
         hkeys, hboards = self._buffers[6:8]
-        hkeys[: game._length] = game._keys[: game._length]
-        hboards[: game._length] = game._boards[: game._length]
+        hkeys[: history.length] = history.keys[: history.length]
+        hboards[: history.length] = history.boards[: history.length]
         return (
             (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table
             + (values, self._ctl, self._endgame) + self._evaluator
@@ -585,7 +587,8 @@ class AlphaBeta:
         plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + self.quiescence)
         ctl[_TIES] = ties
         ctl[_REACH] = 0 if depth == _INFINITE else depth + self.quiescence
-        history = _history_hash(game._boards, game._length, self._zhist, 2 * self.rules.pits_per_side)
+        arrays = game.arrays
+        history = _history_hash(arrays.boards, arrays.length, self._zhist, 2 * self.rules.pits_per_side)
         while True:
             ws = self._workspace(game, plies, values)
             ctl[_STATUS] = _RUNNING
@@ -593,7 +596,7 @@ class AlphaBeta:
             ctl[_HORIZON] = 0
             with stop_on_signal(ctl, _BUDGET, -1):  # Ctrl-C: the kernel stops as if out of nodes
                 value = _negamax(
-                    game._state.copy(), moves, len(moves), 0, game._length, history, 0, depth, *window, ws
+                    arrays.state.copy(), moves, len(moves), 0, arrays.length, history, 0, depth, *window, ws
                 )
             if ctl[_STATUS] != _OUT_OF_STACK:
                 return int(value), values, int(ctl[_STATUS]), bool(ctl[_HORIZON] == 0)

@@ -45,11 +45,11 @@ import numpy as np
 
 from .._guard import Chunks, available_memory
 from .._jit import jit
-from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
-from ..evaluation import _N_FEATURES, _logit, checked_weights
+from ..endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
+from ..evaluation import N_FEATURES, logit, checked_weights
 from ..game import Game
-from ..rules import (
-    _R_GRAND_SLAM, DRAW, NORTH, ONGOING, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
+from ..engine import (
+    R_GRAND_SLAM, DRAW, NORTH, ONGOING, SOUTH, below, capture, copy_history, grown, sow, advance, legal_actions,
 )
 
 __all__ = [
@@ -150,7 +150,7 @@ class SearchConfig:
                 self.rave,
                 self.solver,
                 len(self.evaluation) > 0,
-                *(self.evaluation or (0.0,) * _N_FEATURES),
+                *(self.evaluation or (0.0,) * N_FEATURES),
             ],
             dtype=np.float64,
         )
@@ -219,8 +219,8 @@ def _reward(state, size, total, endgame):
         return 0.0
     if outcome == DRAW:
         return 0.5
-    exact = _probe(state, size, endgame)
-    if exact != _UNCOVERED:
+    exact = probe(state, size, endgame)
+    if exact != UNCOVERED:
         mover = 1.0 if exact > 0 else (0.0 if exact < 0 else 0.5)
         return mover if state[size + 2] == 0 else 1.0 - mover
     value = 0.5 + (state[size] - state[size + 1]) / total
@@ -237,11 +237,11 @@ def _heavy_choice(state, params, out, count, rng, scratch):
     for j in range(count):
         for i in range(size):
             scratch[i] = state[i]
-        last = _sow(scratch, player * n + out[j], size)
-        weight = 1 + _capture(scratch, last, player, n, params[_R_GRAND_SLAM])
+        last = sow(scratch, player * n + out[j], size)
+        weight = 1 + capture(scratch, last, player, n, params[R_GRAND_SLAM])
         scratch[size + j] = weight
         total_weight += weight
-    pick = _below(rng, total_weight)
+    pick = below(rng, total_weight)
     for j in range(count):
         pick -= scratch[size + j]
         if pick < 0:
@@ -263,19 +263,19 @@ def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_
     n = params[0]
     size = 2 * n
     capacity = keys.shape[0]
-    if _probe(state, size, endgame) != _UNCOVERED:
+    if probe(state, size, endgame) != UNCOVERED:
         return length, count, 0, n_played
     while count > 0 and moves_left != 0 and length + 1 < capacity:
         if heavy:
             action = _heavy_choice(state, params, out, count, rng, scratch)
         else:
-            action = out[_below(rng, count)]
+            action = out[below(rng, count)]
         if n_played < played.shape[0]:
             played[n_played] = state[size + 2] * n + action
             n_played += 1
         captured, length, count = advance(state, params, action, keys, boards, length, out)
         moves_left -= 1
-        if captured > 0 and _probe(state, size, endgame) != _UNCOVERED:
+        if captured > 0 and probe(state, size, endgame) != UNCOVERED:
             return length, count, 0, n_played
     return length, count, moves_left, n_played
 
@@ -294,7 +294,7 @@ def _simulate(state, params, cfg, keys, boards, length, out, count, rng, played,
 
     Returns South's reward, the moves recorded so far and the history
     arrays (grown if the playout outgrew them).  The ``eval_*`` arrays are
-    the evaluation's work space (:func:`awale.evaluation._logit`).
+    the evaluation's work space (:func:`awale.evaluation.logit`).
     """
     size = 2 * params[0]
     evaluate = cfg[_EVALUATE] != 0
@@ -306,9 +306,9 @@ def _simulate(state, params, cfg, keys, boards, length, out, count, rng, played,
             scratch, endgame,
         )
         if count > 0 and moves_left != 0:
-            keys, boards = _grown(keys, boards, length)
-    if evaluate and state[size + 4] == ONGOING and _probe(state, size, endgame) == _UNCOVERED:
-        win = 1.0 / (1.0 + math.exp(-_logit(state, params, cfg[_WEIGHTS:], eval_work, eval_moves, eval_row)))
+            keys, boards = grown(keys, boards, length)
+    if evaluate and state[size + 4] == ONGOING and probe(state, size, endgame) == UNCOVERED:
+        win = 1.0 / (1.0 + math.exp(-logit(state, params, cfg[_WEIGHTS:], eval_work, eval_moves, eval_row)))
         return (win if state[size + 2] == 0 else 1.0 - win), n_played, keys, boards
     return _reward(state, size, params[1], endgame), n_played, keys, boards
 
@@ -367,7 +367,7 @@ def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, histor
         while child >= 0:
             count += flags[child, _UPPER] > secured
             child = links[child, _NEXT]
-        pick = _below(rng, max(count, 1))
+        pick = below(rng, max(count, 1))
         child = links[node, _FIRST]
         while child >= 0:
             if flags[child, _UPPER] > secured:
@@ -429,8 +429,8 @@ def _fill_node(child, action, player, captured, state, size, out, count, solver,
         flags[child, _LOWER] = result
         flags[child, _UPPER] = result
     elif solver:
-        exact = _probe(state, size, endgame)
-        if exact != _UNCOVERED:  # the database's result, for the player who moved here
+        exact = probe(state, size, endgame)
+        if exact != UNCOVERED:  # the database's result, for the player who moved here
             result = DRAWN if exact == 0 else (LOST if exact > 0 else WON)
             flags[child, _LOWER] = result
             flags[child, _UPPER] = result
@@ -502,7 +502,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
         done += 1
         for i in range(root_state.shape[0]):
             state[i] = root_state[i]
-        _copy_history(root_keys, root_boards, root_length, keys, boards)
+        copy_history(root_keys, root_boards, root_length, keys, boards)
         length = root_length
         count = legal_actions(state, params, out)
         node = 0
@@ -524,7 +524,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 break  # a finished game
             player = state[size + 2]
             if mask != 0:
-                action = _nth_bit(mask, _below(rng, _bit_count(mask)))
+                action = _nth_bit(mask, below(rng, _bit_count(mask)))
                 flags[node, _UNTRIED] = mask & ~(1 << action)
                 child = used
                 used += 1
@@ -532,7 +532,7 @@ def _iterate(iterations, root_state, root_keys, root_boards, root_length, params
                 child = _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng)
                 action = flags[child, _ACTION]
             if length + 1 >= keys.shape[0]:
-                keys, boards = _grown(keys, boards, length)
+                keys, boards = grown(keys, boards, length)
             captured, length, count = _descend(state, params, action, keys, boards, length, out)
             if n_played < _MAX_RECORDED:
                 played[n_played] = player * n + action
@@ -763,9 +763,9 @@ class SearchTree:
 
     def _chunk(self, size: int) -> Tuple[int, int]:
         """Run up to ``size`` iterations in one call of the kernel; return ``(iterations done, nodes used)``."""
-        game = self.game
+        game = self.game.arrays
         return _iterate(
-            size, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
+            size, game.state, game.keys, game.boards, game.length, self.game.rules.params, self._cfg,
             self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
             self.history, self.used, self._endgame,
         )
@@ -903,6 +903,6 @@ def _same_game(a: Game, b: Game) -> bool:
     return (
         a == b
         and a.plies == b.plies
-        and a._length == b._length
-        and np.array_equal(a._keys[: a._length], b._keys[: b._length])
+        and a.arrays.length == b.arrays.length
+        and np.array_equal(a.arrays.keys[: a.arrays.length], b.arrays.keys[: b.arrays.length])
     )

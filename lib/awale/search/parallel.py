@@ -59,7 +59,7 @@ from .._guard import available_cores
 from .._jit import jit
 from ..endgame import EndgameDatabase
 from ..game import Game
-from ..rules import _below, _copy_history, _grown, _next_u32, legal_actions, seed_rng
+from ..engine import below, copy_history, grown, legal_actions, next_u32, seed_rng
 from ._atomic import atomic_add, atomic_cas, atomic_load, relax
 from .mcts import (
     _ACTION, _FIRST, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
@@ -126,7 +126,7 @@ def _derived_rngs(rng: np.ndarray, count: int) -> List[np.ndarray]:
     """``rng`` itself, then ``count - 1`` generators seeded from its next draws (reproducible)."""
     rngs = [rng]
     for _ in range(count - 1):
-        seed = (int(_next_u32(rng)) << 32 | int(_next_u32(rng))) & (2**63 - 1)
+        seed = (int(next_u32(rng)) << 32 | int(next_u32(rng))) & (2**63 - 1)
         rngs.append(seed_rng(seed))
     return rngs
 
@@ -189,7 +189,7 @@ def _start(root_state, root_keys, root_boards, root_length, params, state, keys,
     """Set ``state`` and its history to the root's; return ``(length, legal action count)``."""
     for i in range(root_state.shape[0]):
         state[i] = root_state[i]
-    _copy_history(root_keys, root_boards, root_length, keys, boards)
+    copy_history(root_keys, root_boards, root_length, keys, boards)
     return root_length, legal_actions(state, params, out)
 
 
@@ -247,7 +247,7 @@ def _descend_shared(weight, control, root_state, root_keys, root_boards, root_le
         )
         if not full:
             return depth, length, count, n_played, reward, keys, boards
-        keys, boards = _grown(keys, boards, length)
+        keys, boards = grown(keys, boards, length)
 
 
 @jit(inline=False, allocates=False)
@@ -274,7 +274,7 @@ def _walk(depth, length, count, n_played, weight, control, root_player, params, 
         mask = atomic_load(flags, (node, _UNTRIED))
         expand = False
         if mask != 0:
-            action = _nth_bit(mask, _below(rng, _bit_count(mask)))
+            action = _nth_bit(mask, below(rng, _bit_count(mask)))
             if atomic_cas(flags, (node, _UNTRIED), mask, mask & ~(1 << action)) != mask:
                 continue  # another thread took a move of this node meanwhile: look again
             child = atomic_add(used, 0, 1)
@@ -503,7 +503,7 @@ def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_
                 n_played = 0
                 for d in range(1, depth + 1):
                     if length + 1 >= keys.shape[0]:
-                        keys, boards = _grown(keys, boards, length)
+                        keys, boards = grown(keys, boards, length)
                     _, length, count, n_played = _step(
                         state, params, flags[path[d], _ACTION], keys, boards, length, out, played, n_played
                     )
@@ -559,8 +559,8 @@ class SharedTree(SearchTree):
         return {**super()._kept(), "threads": self.threads, "scheme": self.scheme, "_rngs": self._rngs}
 
     def _chunk(self, size: int) -> Tuple[int, int]:
-        game = self.game
-        root = (game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg)
+        game = self.game.arrays
+        root = (game.state, game.keys, game.boards, game.length, self.game.rules.params, self._cfg)
         tree = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w, self.history)
         used = np.array([self.used], dtype=np.int64)
         control = np.zeros(1, dtype=np.int64)
