@@ -148,3 +148,12 @@ def test_rules_at_their_limits_work():
     child = game.step(1)[0]
     assert all(0 <= int(g) <= MAX_SEEDS for g in tree._gain[: tree.used])
     assert child.plies == 1
+
+
+@pytest.mark.parametrize("spec", ["uct(time=1e9)", "mcts(time=1e9)", "flat(time=86401.0)"])
+def test_time_budgets_beyond_a_day_are_refused_at_once(spec):
+    """A time budget over MAX_SECONDS is refused by the parser, in one line, before any search."""
+    with pytest.raises(ValueError, match=r"time must be at most 86400\.0") as error:
+        parse(spec)
+    assert "\n" not in str(error.value)
+    assert parse("uct(time=86400.0)").time == 86400.0

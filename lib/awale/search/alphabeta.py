@@ -64,7 +64,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time as _time
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Dict, Iterable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -78,7 +78,7 @@ from ..rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "solve", "result",
-    "action_values",
+    "action_values", "Workspace", "Line",
 ]
 
 #: Base score of a won game (plus the capture difference).
@@ -111,6 +111,64 @@ _EXACT, _LOWER, _UPPER, _COMPLETE = 0, 1, 2, 4
 
 # Columns of the per-child information.
 _ACTION, _CAPTURED, _LENGTH, _COUNT = range(4)
+
+
+
+class Workspace(NamedTuple):
+    """What the αβ kernels share: the rules, the hash tables, the per-ply buffers, the transposition table,
+    the control array and the evaluation's work space.  One structure, passed whole.
+
+    Attributes:
+        params: the rules (:attr:`Rules.params`).
+        zpos, zhist, zply: Zobrist tables of positions, of history rows and of ply counts.
+        kids: ``(plies, n, 2n + 5)``: the children of the position at each ply.
+        kid_moves: ``(plies, n, n)``: their legal actions.
+        kid_info: ``(plies, n, 4)``: their action, capture, history length and count of legal actions.
+        order: ``(plies, n)``: the order in which they are searched.
+        stash_keys, stash_boards: each child's history row, kept while its siblings are made.
+        hkeys, hboards: the history of the line searched.
+        tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations: the transposition table.
+        values: the value of each root action.
+        ctl: the control array shared with Python (``_NODES``, ``_STATUS``, ...).
+        endgame: the endgame database's probe tables.
+        weights, work, replies, row: the evaluation's weights and work space.
+    """
+
+    params: np.ndarray
+    zpos: np.ndarray
+    zhist: np.ndarray
+    zply: np.ndarray
+    kids: np.ndarray
+    kid_moves: np.ndarray
+    kid_info: np.ndarray
+    order: np.ndarray
+    stash_keys: np.ndarray
+    stash_boards: np.ndarray
+    hkeys: np.ndarray
+    hboards: np.ndarray
+    tt_keys: np.ndarray
+    tt_values: np.ndarray
+    tt_depths: np.ndarray
+    tt_flags: np.ndarray
+    tt_moves: np.ndarray
+    tt_generations: np.ndarray
+    values: np.ndarray
+    ctl: np.ndarray
+    endgame: tuple
+    weights: np.ndarray
+    work: np.ndarray
+    replies: np.ndarray
+    row: np.ndarray
+
+
+class Line(NamedTuple):
+    """Where a position of the line searched stands: its history (rows ``base .. base + length - 1`` of the
+    workspace's history arrays), the hash of that history, and its distance from the root."""
+
+    base: int
+    length: int
+    history: int
+    ply: int
 
 
 # --------------------------------------------------------------------------- kernels
@@ -146,8 +204,7 @@ def _evaluated(state, ws):
 
     Out of line, like :func:`_expand`, so that the recursive kernel stays small.
     """
-    weights, work, replies, row = ws[21:25]
-    scaled = logit(state, ws[0], weights, work, replies, row)
+    scaled = logit(state, ws.params, ws.weights, ws.work, ws.replies, ws.row)
     limit = WIN - 1
     return max(-limit, min(limit, round(EVAL_SCALE * scaled)))
 
@@ -155,7 +212,7 @@ def _evaluated(state, ws):
 @jit
 def _leaf_score(state, size, ws):
     """The score of a leaf: :func:`_score`, or with an evaluation its scaled logit for an unfinished game."""
-    if ws[19][_EVALUATE] == 0 or state[size + 4] != ONGOING:
+    if ws.ctl[_EVALUATE] == 0 or state[size + 4] != ONGOING:
         return _score(state, size)
     return _evaluated(state, ws)
 
@@ -164,8 +221,7 @@ def _leaf_score(state, size, ws):
 def _can_capture(state, ws):
     """Whether the player to move in ``state`` has a move that captures."""
     size = state.shape[0] - 5
-    work, replies = ws[22], ws[23]
-    return moves_and_best_capture(state, ws[0], state[size + 2], work, replies)[1] > 0
+    return moves_and_best_capture(state, ws.params, state[size + 2], ws.work, ws.replies)[1] > 0
 
 
 @jit
@@ -219,7 +275,7 @@ def _history_hash(boards, length, zhist, size):
 
 
 @jit(inline=False, allocates=False)
-def _expand(state, moves, count, base, length, ply, tt_move, ws):
+def _expand(state, moves, count, line, tt_move, ws):
     """Make every child of ``state`` into ``kids[ply]`` and order them into ``order[ply]``.
 
     The history of ``state`` is rows ``base .. base+length-1`` of the shared
@@ -228,8 +284,9 @@ def _expand(state, moves, count, base, length, ply, tt_move, ws):
     row is stashed and row ``base`` restored, and :func:`_enter` puts the row
     back, at ``base + length`` either way, when the child is searched.
     """
-    params = ws[0]
-    kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
+    base, length, ply = line.base, line.length, line.ply
+    params, kids, kid_moves, kid_info, order = ws.params, ws.kids, ws.kid_moves, ws.kid_info, ws.order
+    stash_keys, stash_boards, hkeys, hboards = ws.stash_keys, ws.stash_boards, ws.hkeys, ws.hboards
     spare = hkeys.shape[0] - 1  # the last row keeps row ``base`` during a capture
     hkeys[spare] = hkeys[base]
     _copy(hboards[spare], hboards[base])
@@ -264,33 +321,33 @@ def _expand(state, moves, count, base, length, ply, tt_move, ws):
 
 
 @jit
-def _enter(ply, j, base, length, history, ws):
-    """Restore the history of child ``j`` of ``kids[ply]``; return its ``(base, length, history hash)``."""
-    zhist = ws[2]
-    kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
+def _enter(line, j, ws):
+    """Restore the history of child ``j`` of ``kids[line.ply]``; return its :class:`Line`."""
+    base, length, history, ply = line.base, line.length, line.history, line.ply
+    zhist, kids, kid_info, hkeys, hboards = ws.zhist, ws.kids, ws.kid_info, ws.hkeys, ws.hboards
     captured = kid_info[ply, j, _CAPTURED]
     new_length = kid_info[ply, j, _LENGTH]
     child_base = base if captured == 0 else base + length
     child_history = 0
     if kid_info[ply, j, _COUNT] > 0 and new_length > 0:
         row = base + length
-        hkeys[row] = stash_keys[ply, j]
-        _copy(hboards[row], stash_boards[ply, j])
+        hkeys[row] = ws.stash_keys[ply, j]
+        _copy(hboards[row], ws.stash_boards[ply, j])
         child = kids[ply, j]
         size = child.shape[0] - 5
         child_history = _with_row(history if captured == 0 else 0, child, child[size + 2], zhist, size)
-    return child_base, new_length, child_history
+    return Line(child_base, new_length, child_history, ply + 1)
 
 
 @jit(inline=False, allocates=False)
-def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta, ws):
+def _negamax(state, moves, count, line, depth, alpha, beta, ws):
     """The fail-soft αβ value of ``state``, not a leaf, searched ``depth`` plies deep.
 
     Leaves (finished games, and positions at the depth limit) are scored by
     their parent, without a call (see the module docstring for the scores).
 
     The root (``ply == 0``) also writes the value of each action
-    ``moves[j]`` into ``values[j]`` (``ws[18]``).  When ``ctl[_TIES]`` is
+    ``moves[j]`` into ``ws.values[j]``.  When ``ctl[_TIES]`` is
     set each action is searched with the window ``(best - 1, beta)``: called
     with the open window, the actions whose value equals the best are exact,
     the others upper bounds below it.  Otherwise every action is searched
@@ -300,19 +357,19 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
 
     Args:
         state, moves, count: the position, its legal actions and how many (at least one).
-        base, length: its history, rows of the shared history arrays.
-        history: the hash of the set of positions in that history.
-        ply: the distance from the root, the row of the per-ply buffers to use.
+        line: its history in the shared history arrays, the hash of that history, and its distance from the
+            root (the row of the per-ply buffers to use).
         depth: plies left to search, at least one; ``_INFINITE`` searches to the end.
         alpha, beta: the window.
-        ws: the workspace tuple built by :class:`AlphaBeta`.
+        ws: the :class:`Workspace` built by :class:`AlphaBeta`.
 
     Returns:
         The value, or 0 once ``ctl[_STATUS]`` says the search was stopped.
     """
-    zpos, zply = ws[1], ws[3]
-    kids, kid_moves, kid_info, order = ws[4:8]
-    tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations, values, ctl = ws[12:20]
+    ply = line.ply
+    kids, kid_moves, kid_info, order, ctl = ws.kids, ws.kid_moves, ws.kid_info, ws.order, ws.ctl
+    tt_keys, tt_values, tt_depths, tt_flags, tt_moves = ws.tt_keys, ws.tt_values, ws.tt_depths, ws.tt_flags, ws.tt_moves
+    tt_generations, values = ws.tt_generations, ws.values
     size = state.shape[0] - 5
     root = ply == 0
     ctl[_NODES] += 1
@@ -332,7 +389,7 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
     if bottom >= beta:
         return bottom
 
-    key = _position_hash(state, size, zpos, zply, ctl[_PLIES]) ^ history
+    key = _position_hash(state, size, ws.zpos, ws.zply, ctl[_PLIES]) ^ line.history
     slot = key & (tt_keys.shape[0] - 1)
     tt_move = -1
     if tt_keys[slot] == key:
@@ -350,7 +407,7 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
 
     horizon = ctl[_HORIZON]
     floor = alpha
-    _expand(state, moves, count, base, length, ply, tt_move, ws)
+    _expand(state, moves, count, line, tt_move, ws)
     child_depth = depth - 1 if depth < _INFINITE else depth
     best = -_BIG
     best_move = -1
@@ -360,7 +417,7 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
         child_count = kid_info[ply, j, _COUNT]
         if root:
             alpha = best - 1 if ctl[_TIES] and best > floor else floor
-        exact = probe(child, size, ws[20])
+        exact = probe(child, size, ws.endgame)
         if exact != UNCOVERED:  # in the endgame database: its exact result, searched no further
             ctl[_NODES] += 1
             ctl[_PROBES] += 1
@@ -373,10 +430,9 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
                 ctl[_NODES] += 1
                 value = -_leaf_score(child, size, ws)
             else:
-                child_base, child_length, child_history = _enter(ply, j, base, length, history, ws)
                 value = -_negamax(
-                    child, kid_moves[ply, j], child_count, child_base, child_length,
-                    child_history, ply + 1, 1 if extend else child_depth, -beta, -alpha, ws,
+                    child, kid_moves[ply, j], child_count, _enter(line, j, ws), 1 if extend else child_depth,
+                    -beta, -alpha, ws,
                 )
                 if ctl[_STATUS] != _RUNNING:
                     return 0
@@ -548,7 +604,7 @@ class AlphaBeta:
         self._ctl[_GENERATION] = 0
 
     def _workspace(self, game: Game, plies: int, values: np.ndarray):
-        """The workspace tuple for ``plies`` plies below ``game``, its history copied in."""
+        """The :class:`Workspace` for ``plies`` plies below ``game``, its history copied in."""
         n = self.rules.pits_per_side
         size, width = 2 * n, 2 * n + 5
         history = game.arrays
@@ -568,9 +624,9 @@ class AlphaBeta:
         hkeys, hboards = self._buffers[6:8]
         hkeys[: history.length] = history.keys[: history.length]
         hboards[: history.length] = history.boards[: history.length]
-        return (
-            (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table
-            + (values, self._ctl, self._endgame) + self._evaluator
+        return Workspace(
+            self.rules.params, self._zpos, self._zhist, self._zply, *self._buffers, *self._table, values, self._ctl,
+            self._endgame, *self._evaluator,
         )
 
     def _run(
@@ -596,7 +652,7 @@ class AlphaBeta:
             ctl[_HORIZON] = 0
             with stop_on_signal(ctl, _BUDGET, -1):  # Ctrl-C: the kernel stops as if out of nodes
                 value = _negamax(
-                    arrays.state.copy(), moves, len(moves), 0, arrays.length, history, 0, depth, *window, ws
+                    arrays.state.copy(), moves, len(moves), Line(0, arrays.length, history, 0), depth, *window, ws
                 )
             if ctl[_STATUS] != _OUT_OF_STACK:
                 return int(value), values, int(ctl[_STATUS]), bool(ctl[_HORIZON] == 0)
