@@ -52,7 +52,7 @@ import json
 import math
 import os
 import tempfile
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -596,8 +596,20 @@ def build(
 # --------------------------------------------------------------------------- comparison with the exact search
 
 
+class _Replay(NamedTuple):
+    """What the history-aware search of :func:`_path_value` reads and writes besides the position."""
+
+    params: np.ndarray  # the rules
+    binom: np.ndarray  # the database's binomials, offsets and values
+    offsets: np.ndarray
+    values: np.ndarray
+    path: np.ndarray  # the ranks of the positions of the line
+    budget: np.ndarray  # positions left, and whether they ran out
+    own_side: bool  # a repetition gives each side its own seeds (else it splits them equally)
+
+
 @jit(inline=False)
-def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, alpha, beta, own_side, budget):
+def _path_value(board, seeds, replay, base, ply, alpha, beta):
     """The value of ``board`` by a search that remembers the positions since the last capture.
 
     The position is ``path[ply]``; ``path[base..ply]`` are the positions of
@@ -610,7 +622,10 @@ def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, a
     search goes on there, so the whole continued game is searched under the
     Abapa rules.  ``budget[0]`` counts down the positions allowed;
     ``budget[1]`` is set when they ran out (the value is then meaningless).
+    The other arrays and the flag are those of ``replay``.
     """
+    params, binom, offsets, values = replay.params, replay.binom, replay.offsets, replay.values
+    path, budget, own_side = replay.path, replay.budget, replay.own_side
     n = params[0]
     size = 2 * n
     budget[0] -= 1
@@ -635,10 +650,7 @@ def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, a
         if taken > 0:
             if own_side:
                 path[ply + 1] = rank
-                value = taken - _path_value(
-                    child, seeds - taken, params, binom, offsets, values, path, ply + 1, ply + 1,
-                    taken - beta, taken - alpha, own_side, budget,
-                )
+                value = taken - _path_value(child, seeds - taken, replay, ply + 1, ply + 1, taken - beta, taken - alpha)
             else:
                 value = taken - values[offsets[seeds - taken] + rank]
         else:
@@ -653,9 +665,7 @@ def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, a
                 value = -_ending(child, n, params[5]) if own_side else 0
             else:
                 path[ply + 1] = rank
-                value = -_path_value(
-                    child, seeds, params, binom, offsets, values, path, base, ply + 1, -beta, -alpha, own_side, budget
-                )
+                value = -_path_value(child, seeds, replay, base, ply + 1, -beta, -alpha)
         if budget[1]:
             return 0
         if value > best:
@@ -726,10 +736,9 @@ def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int)
     path[0] = _rank(board, 2 * n, database._binom)
     left = np.array([budget, 0], dtype=np.int64)
     values = np.asarray(database.values)
-    value = _path_value(
-        board, seeds, np.array(database.rules.params), database._binom, database._offsets, values,
-        path, 0, 0, -(1 << 20), 1 << 20, own_side, left,
-    )
+    replay = _Replay(np.array(database.rules.params), database._binom, database._offsets, values, path, left,
+                     bool(own_side))
+    value = _path_value(board, seeds, replay, 0, 0, -(1 << 20), 1 << 20)
     return None if left[1] else int(value)
 
 
@@ -792,26 +801,46 @@ def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Opti
 # --------------------------------------------------------------------------- the captures question
 
 
+class _Layer(NamedTuple):
+    """The moves of a layer's positions: the rank reached by each (``moves``), its capture, and their count."""
+
+    moves: np.ndarray
+    caps: np.ndarray
+    counts: np.ndarray
+
+
+class _Splits(NamedTuple):
+    """The win/draw/loss table by split of the captured seeds: ``flat``, each layer's offset into it (``base``),
+    its first column's captures for the mover (``lower``) and its number of columns (``width``)."""
+
+    flat: np.ndarray
+    base: np.ndarray
+    lower: np.ndarray
+    width: np.ndarray
+
+
 @jit
-def _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width):
+def _move_result(p, j, seeds, mine, theirs, half, layer, splits):
     """Win, draw or loss (1, 0, -1) for the mover of the move ``j`` of position ``p``, under the Abapa end.
 
     The mover has captured ``mine`` seeds and the opponent ``theirs``; a
     capture that takes the mover past half of the seeds wins at once.
     """
-    taken = caps[p, j]
+    taken = layer.caps[p, j]
     after = mine + taken
     if after > half:
         return 1
     if after == half and theirs == half:
         return 0
-    layer = seeds - taken
-    return -flat[base[layer] + moves[p, j] * width[layer] + theirs - lower[layer]]
+    to = seeds - taken
+    return -splits.flat[splits.base[to] + layer.moves[p, j] * splits.width[to] + theirs - splits.lower[to]]
 
 
 @jit(inline=False)
-def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, width, collect):
+def _outcome_sweep(seeds, total, binom, layer, splits, collect):
     """One pass of the win/draw/loss recurrence over a layer, for every split of the captured seeds."""
+    moves, counts = layer.moves, layer.counts
+    flat, base, lower, width = splits.flat, splits.base, splits.lower, splits.width
     half = total // 2
     size = 2 * moves.shape[1]
     board = np.empty(size, dtype=np.int64)
@@ -830,7 +859,7 @@ def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, 
             else:
                 best = -2
                 for j in range(counts[p]):
-                    result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    result = _move_result(p, j, seeds, mine, theirs, half, layer, splits)
                     if result > best:
                         best = result
             at = base[seeds] + p * width[seeds] + column
@@ -841,8 +870,10 @@ def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, 
 
 
 @jit(inline=False)
-def _captures_errors(seeds, total, offsets, values, moves, caps, counts, flat, base, lower, width, errors):
+def _captures_errors(seeds, total, offsets, values, layer, splits, errors):
     """Count, over a layer and every split, results that break the two claims of :func:`captures_check`."""
+    moves, caps, counts = layer.moves, layer.caps, layer.counts
+    flat, base, lower, width = splits.flat, splits.base, splits.lower, splits.width
     half = total // 2
     for p in range(counts.shape[0]):
         value = values[offsets[seeds] + p]
@@ -861,7 +892,7 @@ def _captures_errors(seeds, total, offsets, values, moves, caps, counts, flat, b
             for j in range(counts[p]):
                 taken = caps[p, j]
                 if taken - values[offsets[seeds - taken] + moves[p, j]] == best:
-                    move_result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    move_result = _move_result(p, j, seeds, mine, theirs, half, layer, splits)
                     errors[1] += move_result != result
             errors[2] += 1
 
@@ -904,7 +935,8 @@ def captures_check(database: EndgameDatabase, seeds: Optional[int] = None, progr
         mine = lower[layer] + np.arange(width[layer])
         lead = 2 * mine - (total - layer)
         columns[:] = np.sign(lead)  # endless play: the seeds on the board split equally
-        while _outcome_sweep(layer, total, database._binom, moves, caps, counts, flat, base, lower, width, rules.collect_remaining):
+        arrays, splits = _Layer(moves, caps, counts), _Splits(flat, base, lower, width)
+        while _outcome_sweep(layer, total, database._binom, arrays, splits, rules.collect_remaining):
             pass
-        _captures_errors(layer, total, database._offsets, values, moves, caps, counts, flat, base, lower, width, errors)
+        _captures_errors(layer, total, database._offsets, values, arrays, splits, errors)
     return {"value": int(errors[0]), "best": int(errors[1]), "cases": int(errors[2])}
