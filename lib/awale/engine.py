@@ -1,7 +1,7 @@
 """The engine's public interface: what the searches, the evaluation and the endgame database use of the rules.
 
 The rules (:mod:`awale.rules`) are kernels on small ``int64`` arrays; this module names the ones a search is
-built from, and :class:`GameArrays`, the arrays behind a :class:`awale.Game`.  Everything here works on those
+built from, and :func:`game_arrays`, the arrays behind a :class:`awale.Game` (a :class:`GameArrays`).  Everything here works on those
 arrays, compiled by numba when it is there (:mod:`awale._jit`), and may be called from compiled code.
 
 * A *state* is ``2n + 5`` integers: the pits, both captures, the player to move, the plies and the outcome
@@ -19,10 +19,7 @@ arrays, compiled by numba when it is there (:mod:`awale._jit`), and may be calle
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
-import numpy as np
-
+from .game import GameArrays, game_arrays
 from .rules import (
     DRAW, NORTH, ONGOING, R_COLLECT, R_FEED, R_GRAND_SLAM, R_MAX_PLIES, R_PITS, R_REPETITION, R_TOTAL, SOUTH,
     advance, below, capture, chain, copy_history, grown, legal_actions, next_u32, position_key, random_playouts, seed_rng,
@@ -36,24 +33,3 @@ __all__ = [
     "legal_actions", "advance", "sow", "chain", "capture", "copy_history", "grown", "position_key",
     "seed_rng", "next_u32", "below", "random_playouts",
 ]
-
-
-class GameArrays(NamedTuple):
-    """The arrays behind a game, as the kernels take them.  Read them; never write to them (games are immutable).
-
-    Attributes:
-        state: the state array (pits, captures, player, plies, outcome).
-        keys: the keys of the positions since the last capture (the first ``length`` are used).
-        boards: those positions, pits then player, one a row.
-        length: how many positions the history holds.
-    """
-
-    state: np.ndarray
-    keys: np.ndarray
-    boards: np.ndarray
-    length: int
-
-
-def game_arrays(game) -> GameArrays:
-    """The arrays of ``game`` (an :class:`awale.Game`): its state and its history, shared, not copied."""
-    return game.arrays

@@ -53,7 +53,7 @@ import numpy as np
 
 from ._jit import jit
 from .game import Game
-from .engine import ONGOING, capture, legal_actions, sow
+from .engine import ONGOING, capture, game_arrays, legal_actions, sow
 from .rules import Rules
 
 __all__ = [
@@ -232,7 +232,7 @@ class Evaluation:
         """
         if game.game_finished:
             raise ValueError("a finished game has a result, not an evaluation")
-        state = game.arrays.state
+        state = game_arrays(game).state
         work = np.empty(2 * state.shape[0], dtype=np.int64)
         moves = np.empty(game.rules.pits_per_side, dtype=np.int64)
         row = np.empty(N_FEATURES, dtype=np.float64)

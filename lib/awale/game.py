@@ -11,12 +11,11 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
 from . import rules as _k
-from .engine import GameArrays
 from .render import SVG, pit_label, svg_board, text_board
 from .rules import Rules
 
@@ -192,11 +191,6 @@ class Game:
         return self._captures
 
     @property
-    def arrays(self) -> "GameArrays":
-        """The state and history arrays the kernels take (:mod:`awale.engine`); shared, to be read only."""
-        return GameArrays(self._state, self._keys, self._boards, self._length)
-
-    @property
     def current_player(self) -> int:
         """The player to move: 0 for South, 1 for North."""
         return int(self._state[2 * self._rules.pits_per_side + 2])
@@ -311,6 +305,27 @@ class Game:
 
     def _repr_svg_(self) -> str:
         return svg_board(self)
+
+
+class GameArrays(NamedTuple):
+    """The arrays behind a game, as the kernels take them (:mod:`awale.engine`).  Read them; never write to them.
+
+    Attributes:
+        state: the state array (pits, captures, player, plies, outcome).
+        keys: the keys of the positions since the last capture (the first ``length`` are used).
+        boards: those positions, pits then player, one a row.
+        length: how many positions the history holds.
+    """
+
+    state: np.ndarray
+    keys: np.ndarray
+    boards: np.ndarray
+    length: int
+
+
+def game_arrays(game: Game) -> GameArrays:
+    """The arrays of ``game``: its state and its history, shared, not copied (games are immutable)."""
+    return GameArrays(game._state, game._keys, game._boards, game._length)
 
 
 @dataclasses.dataclass(frozen=True)

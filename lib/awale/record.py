@@ -70,7 +70,7 @@ def describe(game: Game, action: int) -> Ply:
     player = game.current_player
     pit = player * n + int(action)
     # Sow on a copy with the rules' own kernels, then find the capture chain the sowing made.
-    state = game.arrays.state.copy()
+    state = engine.game_arrays(game).state.copy()
     last = engine.sow(state, pit, size)
     taken, first, grand = engine.chain(state, last, player, n)
     pits = tuple(range(int(first), int(last) + 1)) if captured else ()
@@ -108,7 +108,7 @@ def ending(game: Game, action: int) -> str:
     n = rules.pits_per_side
     size = 2 * n
     player = game.current_player
-    arrays = game.arrays
+    arrays = engine.game_arrays(game)
     state = arrays.state.copy()
     last = engine.sow(state, player * n + action, size)
     state[size + player] += engine.capture(state, last, player, n, rules.params[engine.R_GRAND_SLAM])

@@ -73,7 +73,7 @@ from .._jit import jit
 from ..endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
 from ..evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
 from ..game import Game
-from ..engine import DRAW, ONGOING, advance
+from ..engine import DRAW, ONGOING, advance, game_arrays
 from ..rules import Rules, as_rules
 
 __all__ = [
@@ -607,7 +607,7 @@ class AlphaBeta:
         """The :class:`Workspace` for ``plies`` plies below ``game``, its history copied in."""
         n = self.rules.pits_per_side
         size, width = 2 * n, 2 * n + 5
-        history = game.arrays
+        history = game_arrays(game)
         rows = history.length + plies + 2
         if plies != self._plies or rows > self._history_rows:
             self._plies, self._history_rows = plies, rows
@@ -643,7 +643,7 @@ class AlphaBeta:
         plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + self.quiescence)
         ctl[_TIES] = ties
         ctl[_REACH] = 0 if depth == _INFINITE else depth + self.quiescence
-        arrays = game.arrays
+        arrays = game_arrays(game)
         history = _history_hash(arrays.boards, arrays.length, self._zhist, 2 * self.rules.pits_per_side)
         while True:
             ws = self._workspace(game, plies, values)

@@ -46,6 +46,7 @@ import numpy as np
 from .._guard import Chunks, available_memory
 from ..endgame import EndgameDatabase, probe_tables
 from ..evaluation import N_FEATURES, checked_weights
+from ..engine import game_arrays
 from ..game import Game
 from .loop import (
     ACTION, DRAWN, FIRST, LOST, LOWER, NEXT, RANDOM_TREE, RESULT_NAMES, RESULTS, UCB, UPPER, VISITS, WON, Options, Root,
@@ -339,7 +340,7 @@ class SearchTree:
 
     def root(self) -> Root:
         """The root position as the kernels take it."""
-        game = self.game.arrays
+        game = game_arrays(self.game)
         return Root(game.state, game.keys, game.boards, game.length, self.game.rules.params)
 
     def _chunk(self, size: int) -> Tuple[int, int]:
@@ -478,6 +479,6 @@ def _same_game(a: Game, b: Game) -> bool:
     return (
         a == b
         and a.plies == b.plies
-        and a.arrays.length == b.arrays.length
-        and np.array_equal(a.arrays.keys[: a.arrays.length], b.arrays.keys[: b.arrays.length])
+        and game_arrays(a).length == game_arrays(b).length
+        and np.array_equal(game_arrays(a).keys[: game_arrays(a).length], game_arrays(b).keys[: game_arrays(b).length])
     )
