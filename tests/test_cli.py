@@ -278,3 +278,17 @@ def test_ctrl_c_stops_cleanly_keeping_the_finished_games(tmp_path):
     kept = stored(tmp_path / "x.sqlite")
     assert at <= kept < 40 and f"{kept} of 40 games are in x.sqlite" in err
     assert wait_for_group(process.pid) == []
+
+
+def test_help_imports_no_experiment_nor_dask():
+    """``python -m awale --help`` builds every subcommand's parser without loading the experiments or numba."""
+    code = (
+        "import sys, awale.cli as c\n"
+        "try:\n    c.main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('awale.experiments', 'dask', 'distributed', 'numba'))))"
+    )
+    import subprocess
+    import sys as _sys
+
+    out = subprocess.run([_sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"

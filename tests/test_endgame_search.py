@@ -51,10 +51,10 @@ def test_the_probe_is_the_captured_lead_plus_the_value(nobody):
     probe_tables = eg.probe_tables(nobody, NOBODY)
     for game in _positions(NOBODY, S, 40, seed=1):
         lead = game.captures[game.current_player] - game.captures[1 - game.current_player]
-        assert eg._probe(game._state, 6, probe_tables) == lead + nobody.value(game)
+        assert eg.probe(game._state, 6, probe_tables) == lead + nobody.value(game)
     game = _positions(NOBODY, S + 2, 1, seed=2, least=S + 1)[0]
-    assert eg._probe(game._state, 6, probe_tables) == eg._UNCOVERED  # too many seeds
-    assert eg._probe(game._state, 6, eg.probe_tables(None, NOBODY)) == eg._UNCOVERED  # no database
+    assert eg.probe(game._state, 6, probe_tables) == eg.UNCOVERED  # too many seeds
+    assert eg.probe(game._state, 6, eg.probe_tables(None, NOBODY)) == eg.UNCOVERED  # no database
 
 
 def test_alphabeta_with_the_database_finds_the_exact_result(nobody):

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from awale import Game, IllegalActionError, InvalidPositionError, Rules
-from awale.rules import _sow, _spread
+from awale.rules import sow, _spread
 
 rules_strategy = st.builds(
     Rules,
@@ -126,7 +126,7 @@ def test_sowing_matches_the_seed_by_seed_reference_and_takes_back(board):
         pits[origin] = 1
     expected, expected_last = sown_seed_by_seed(pits, origin)
     array = np.array(pits, dtype=np.int64)
-    last = _sow(array, origin, len(pits))
+    last = sow(array, origin, len(pits))
     assert (list(array), last) == (expected, expected_last)
     _spread(array, origin, pits[origin], len(pits), -1)
     array[origin] = pits[origin]

@@ -7,7 +7,7 @@ from awale import Game, Rules, simulate
 from awale import _guard
 from awale.agents import parse
 from awale.rules import MAX_PLIES, MAX_SEEDS, _random_playouts, random_playouts, seed_rng
-from awale.search import mcts
+from awale.search import loop, mcts
 from awale.search.mcts import MAX_VISITS, SearchConfig, SearchTree, max_nodes, node_bytes
 
 CONFIGS = [SearchConfig(), SearchConfig(rave=300.0, solver=True, history=0.5, bias=1.0), SearchConfig(cutoff=10)]
@@ -28,12 +28,9 @@ def test_chunked_search_is_the_single_call(config, monkeypatch):
     chunked = SearchTree(Game(), config, seed_rng(3), capacity=5001)
     assert chunked.run(5000) == 5000
     whole = SearchTree(Game(), config, seed_rng(3), capacity=5001)
-    game = whole.game
-    done, whole.used = mcts._iterate(
-        5000, game._state, game._keys, game._boards, game._length, game.rules.params, whole._cfg, whole._rng,
-        whole._links, whole._flags, whole._value, whole._gain, whole._amaf_n, whole._amaf_w, whole.history,
-        whole.used, whole._endgame,
-    )
+    arrays = whole.arrays()
+    done = loop.iterate(5000, np.zeros(1, dtype=np.int64), arrays, whole.options(), whole.root(), whole._rng)
+    whole.used = int(arrays.used[0])
     assert done == 5000 and chunked.used == whole.used
     for a, b in zip(_arrays(chunked), _arrays(whole)):
         assert np.array_equal(a, b)
@@ -50,7 +47,7 @@ def test_chunked_playouts_are_the_single_call(monkeypatch):
 def test_visits_stop_at_the_int32_limit():
     """Every iteration visits the root: its count is the largest, and it may not pass 2**31 - 1."""
     tree = SearchTree(Game(), SearchConfig(), seed_rng(1), capacity=64)
-    tree._links[0, mcts._VISITS] = MAX_VISITS - 5
+    tree._links[0, loop.VISITS] = MAX_VISITS - 5
     with pytest.raises(ValueError, match="at most 2,147,483,647 visits"):
         tree.run(6)
     assert tree.run(5) == 5 and tree.root_visits == MAX_VISITS  # no wrap to a negative count
@@ -151,3 +148,12 @@ def test_rules_at_their_limits_work():
     child = game.step(1)[0]
     assert all(0 <= int(g) <= MAX_SEEDS for g in tree._gain[: tree.used])
     assert child.plies == 1
+
+
+@pytest.mark.parametrize("spec", ["uct(time=1e9)", "mcts(time=1e9)", "flat(time=86401.0)"])
+def test_time_budgets_beyond_a_day_are_refused_at_once(spec):
+    """A time budget over MAX_SECONDS is refused by the parser, in one line, before any search."""
+    with pytest.raises(ValueError, match=r"time must be at most 86400\.0") as error:
+        parse(spec)
+    assert "\n" not in str(error.value)
+    assert parse("uct(time=86400.0)").time == 86400.0

@@ -5,7 +5,7 @@ import pytest
 from awale import Game, Rules
 from awale.agents import parse
 from awale.rules import seed_rng
-from awale.search import mcts
+from awale.search import loop
 from awale.search.mcts import SearchConfig, SearchTree, node_bytes
 
 VARIANTS = [
@@ -136,14 +136,14 @@ def _with_root_children(results, visits, means):
     """A searched tree whose root children are given these bounds, visits and means (by action)."""
     tree = SearchTree(Game(), SearchConfig(solver=True), seed_rng(0))
     tree.run(200)
-    child = int(tree._links[0, mcts._FIRST])
+    child = int(tree._links[0, loop.FIRST])
     while child >= 0:
-        action = int(tree._flags[child, mcts._ACTION])
+        action = int(tree._flags[child, loop.ACTION])
         lower, upper = results.get(action, ("loss", "win"))
-        tree._flags[child, mcts._LOWER], tree._flags[child, mcts._UPPER] = mcts._RESULTS[lower], mcts._RESULTS[upper]
-        tree._links[child, mcts._VISITS] = visits[action]
+        tree._flags[child, loop.LOWER], tree._flags[child, loop.UPPER] = loop.RESULTS[lower], loop.RESULTS[upper]
+        tree._links[child, loop.VISITS] = visits[action]
         tree._value[child] = means[action] * visits[action]
-        child = int(tree._links[child, mcts._NEXT])
+        child = int(tree._links[child, loop.NEXT])
     return tree
 
 

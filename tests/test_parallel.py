@@ -24,7 +24,8 @@ from awale.match import play
 from awale.rules import seed_rng
 from awale.search import _atomic, mcts
 from awale.search.alphabeta import action_values
-from awale.search.mcts import _FIRST, _NEXT, _UNTRIED, _VISITS, SearchConfig, SearchTree
+from awale.search.loop import FIRST, NEXT, UNTRIED, VISITS
+from awale.search.mcts import SearchConfig, SearchTree
 from awale.search.parallel import RootForest, SharedTree, search_tree
 from test_exactness import SMALL_BOARDS, random_positions, result
 
@@ -38,16 +39,16 @@ SHARED_CONFIGS = [
 
 
 def _children(tree, node):
-    child = int(tree._links[node, _FIRST])
+    child = int(tree._links[node, FIRST])
     while child >= 0:
         yield child
-        child = int(tree._links[child, _NEXT])
+        child = int(tree._links[child, NEXT])
 
 
 def _check_conserved(tree, iterations, threads, scheme):
     """Every count of a shared tree adds up after a search of ``iterations`` iterations on ``threads`` threads."""
     links, value = tree._links[: tree.used], tree._value[: tree.used]
-    visits = links[:, _VISITS].astype(np.int64)
+    visits = links[:, VISITS].astype(np.int64)
     assert tree.root_visits == iterations
     reached = {0}
     ends = 0
@@ -59,7 +60,7 @@ def _check_conserved(tree, iterations, threads, scheme):
         ended = int(visits[node]) - below
         ends += ended
         assert ended >= 0
-        leaf = tree._flags[node, _UNTRIED] == 0 and not kids
+        leaf = tree._flags[node, UNTRIED] == 0 and not kids
         if node > 0 and not leaf and not tree.config.solver:
             assert 1 <= ended <= (1 if scheme == "tree" else threads)  # the playouts of its own expansion
         # Rewards: a node's sum and its children's make one full reward per playout through a child.

@@ -32,12 +32,35 @@ import sqlite3
 import sys
 from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
 
-from . import experiments as ex
-from .match import play
+import importlib
+from types import ModuleType
+
+from . import DEFAULT_AGENT
+from ._guard import available_cores
 
 __all__ = ["main", "build_parser"]
 
 PROG = "python -m awale"
+
+
+class _OnFirstUse(ModuleType):
+    """A module imported when first used, so that ``--help`` and the light commands load no experiment, nor Dask."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(name)
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(importlib.import_module(self.__name__), attribute)
+
+
+ex: Any = _OnFirstUse("awale.experiments")
+
+
+def play(*args: Any, **kwargs: Any) -> Any:
+    """:func:`awale.match.play`, imported when first called."""
+    from .match import play as match_play
+
+    return match_play(*args, **kwargs)
 
 #: The store used when ``--store`` is not given: ``$AWALE_STORE``, else this path.
 DEFAULT_STORE = "data/experiments.sqlite"
@@ -132,9 +155,9 @@ def _add_cluster(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--workers",
-        type=_integer(0, "--workers", ex.default_workers(), ", the cores this process may use (for more, use --scheduler)"),
+        type=_integer(0, "--workers", available_cores(), ", the cores this process may use (for more, use --scheduler)"),
         metavar="K",
-        help=f"local worker processes (default: one per core, here {ex.default_workers()}); "
+        help=f"local worker processes (default: one per core, here {available_cores()}); "
         "0 plays in this process without Dask",
     )
     where.add_argument(
@@ -256,8 +279,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _add_play(commands: Any) -> None:
     """The subcommands ``play`` and ``replay`` (awale.play)."""
-    from .play import DEFAULT_AGENT
-
     game = commands.add_parser(
         "play",
         help="play a game against an agent in the terminal",

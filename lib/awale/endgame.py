@@ -52,15 +52,18 @@ import json
 import math
 import os
 import tempfile
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from ._jit import jit
 from .game import Game
-from .rules import ONGOING, Rules, _capture, _sow, as_rules, legal_actions
+from .engine import ONGOING, capture, legal_actions, sow
+from .rules import Rules, as_rules
 
 __all__ = [
+    "UNCOVERED",
+    "probe",
     "FORMAT_VERSION",
     "MAX_SEEDS",
     "EndgameDatabase",
@@ -88,7 +91,7 @@ MAX_SEEDS = 120
 _MAGIC = b"AWALE-ENDGAME-DB"  # 16 bytes
 _NONE = -128  # "no capturing move" in the per-position best exit
 _RULE_FIELDS = ("pits_per_side", "feed", "grand_slam", "collect_remaining")
-_UNCOVERED = -(1 << 30)  # what :func:`_probe` returns for a position the database does not hold
+UNCOVERED = -(1 << 30)  # what :func:`probe` returns for a position the database does not hold
 
 Progress = Callable[[int, int, str], None]
 
@@ -155,8 +158,8 @@ def _turned(board, action, n, grand_slam, child):
     size = 2 * n
     for i in range(size):
         child[i] = board[(i + n) % size]
-    last = _sow(child, action + n, size)
-    return _capture(child, last, 1, n, grand_slam)
+    last = sow(child, action + n, size)
+    return capture(child, last, 1, n, grand_slam)
 
 
 @jit
@@ -239,14 +242,14 @@ def _sweep(layer, moves, caps, counts, exits, write):
 
 
 @jit
-def _probe(state, size, tables):
+def probe(state, size, tables):
     """The final capture difference the player to move in ``state`` can force, by the database.
 
     ``state`` is a game state of the rules' kernels (pits, captures, player,
     plies, outcome).  The result is the mover's captures so far minus the
     opponent's, plus the database's value of the board: what the continued
     game ends with under perfect play (its sign is the Abapa result, by the
-    captures question of chapter 6).  :data:`_UNCOVERED` when the game is
+    captures question of chapter 6).  :data:`UNCOVERED` when the game is
     over or the board holds more than the database's seeds.  ``tables`` is
     :func:`probe_tables` (its seeds are -1 without a database: nothing is
     probed).  The history of the position is ignored: the database solves
@@ -254,12 +257,12 @@ def _probe(state, size, tables):
     """
     limit, values, binom, offsets = tables
     if limit < 0 or state[size + 4] != ONGOING:
-        return _UNCOVERED
+        return UNCOVERED
     seeds = 0
     for i in range(size):
         seeds += state[i]
     if seeds > limit:
-        return _UNCOVERED
+        return UNCOVERED
     n = size // 2
     mover = state[size + 2]
     rank = 0  # _rank of the board turned so that the mover's pits come first
@@ -327,9 +330,9 @@ class EndgameDatabase:
 
     def covers(self, game: Game) -> bool:
         """Whether ``game`` is played under compatible rules and has at most :attr:`seeds` seeds on the board."""
-        return self._compatible(game.rules) and sum(game.pits) <= self.seeds
+        return self.compatible(game.rules) and sum(game.pits) <= self.seeds
 
-    def _compatible(self, rules: Rules) -> bool:
+    def compatible(self, rules: Rules) -> bool:
         return rules.max_plies is None and all(getattr(rules, f) == getattr(self.rules, f) for f in _RULE_FIELDS)
 
     def index(self, pits, player: int = 0) -> int:
@@ -358,7 +361,7 @@ class EndgameDatabase:
     def _game(self, game: Game) -> Game:
         if not isinstance(game, Game):
             raise ValueError(f"expected an awale.Game, got {game!r}")
-        if not self._compatible(game.rules):
+        if not self.compatible(game.rules):
             raise ValueError(f"this database is for {self.rules}, the game is played under {game.rules}")
         if game.game_finished:
             raise ValueError("the game is over: it has no value to look up")
@@ -518,7 +521,7 @@ def probe_tables(database: Optional[EndgameDatabase], rules: Rules) -> Tuple[int
         return -1, values, np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
     if not isinstance(database, EndgameDatabase):
         raise ValueError(f"endgame must be an awale.endgame.EndgameDatabase or None, got {database!r}")
-    if not database._compatible(rules):
+    if not database.compatible(rules):
         raise ValueError(f"the endgame database is for {database.rules}, the search for {rules}")
     values = np.asarray(database.values).view()
     values.flags.writeable = False
@@ -593,8 +596,20 @@ def build(
 # --------------------------------------------------------------------------- comparison with the exact search
 
 
+class _Replay(NamedTuple):
+    """What the history-aware search of :func:`_path_value` reads and writes besides the position."""
+
+    params: np.ndarray  # the rules
+    binom: np.ndarray  # the database's binomials, offsets and values
+    offsets: np.ndarray
+    values: np.ndarray
+    path: np.ndarray  # the ranks of the positions of the line
+    budget: np.ndarray  # positions left, and whether they ran out
+    own_side: bool  # a repetition gives each side its own seeds (else it splits them equally)
+
+
 @jit(inline=False)
-def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, alpha, beta, own_side, budget):
+def _path_value(board, seeds, replay, base, ply, alpha, beta):
     """The value of ``board`` by a search that remembers the positions since the last capture.
 
     The position is ``path[ply]``; ``path[base..ply]`` are the positions of
@@ -607,7 +622,10 @@ def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, a
     search goes on there, so the whole continued game is searched under the
     Abapa rules.  ``budget[0]`` counts down the positions allowed;
     ``budget[1]`` is set when they ran out (the value is then meaningless).
+    The other arrays and the flag are those of ``replay``.
     """
+    params, binom, offsets, values = replay.params, replay.binom, replay.offsets, replay.values
+    path, budget, own_side = replay.path, replay.budget, replay.own_side
     n = params[0]
     size = 2 * n
     budget[0] -= 1
@@ -632,10 +650,7 @@ def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, a
         if taken > 0:
             if own_side:
                 path[ply + 1] = rank
-                value = taken - _path_value(
-                    child, seeds - taken, params, binom, offsets, values, path, ply + 1, ply + 1,
-                    taken - beta, taken - alpha, own_side, budget,
-                )
+                value = taken - _path_value(child, seeds - taken, replay, ply + 1, ply + 1, taken - beta, taken - alpha)
             else:
                 value = taken - values[offsets[seeds - taken] + rank]
         else:
@@ -650,9 +665,7 @@ def _path_value(board, seeds, params, binom, offsets, values, path, base, ply, a
                 value = -_ending(child, n, params[5]) if own_side else 0
             else:
                 path[ply + 1] = rank
-                value = -_path_value(
-                    child, seeds, params, binom, offsets, values, path, base, ply + 1, -beta, -alpha, own_side, budget
-                )
+                value = -_path_value(child, seeds, replay, base, ply + 1, -beta, -alpha)
         if budget[1]:
             return 0
         if value > best:
@@ -723,10 +736,9 @@ def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int)
     path[0] = _rank(board, 2 * n, database._binom)
     left = np.array([budget, 0], dtype=np.int64)
     values = np.asarray(database.values)
-    value = _path_value(
-        board, seeds, np.array(database.rules.params), database._binom, database._offsets, values,
-        path, 0, 0, -(1 << 20), 1 << 20, own_side, left,
-    )
+    replay = _Replay(np.array(database.rules.params), database._binom, database._offsets, values, path, left,
+                     bool(own_side))
+    value = _path_value(board, seeds, replay, 0, 0, -(1 << 20), 1 << 20)
     return None if left[1] else int(value)
 
 
@@ -789,26 +801,46 @@ def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Opti
 # --------------------------------------------------------------------------- the captures question
 
 
+class _Layer(NamedTuple):
+    """The moves of a layer's positions: the rank reached by each (``moves``), its capture, and their count."""
+
+    moves: np.ndarray
+    caps: np.ndarray
+    counts: np.ndarray
+
+
+class _Splits(NamedTuple):
+    """The win/draw/loss table by split of the captured seeds: ``flat``, each layer's offset into it (``base``),
+    its first column's captures for the mover (``lower``) and its number of columns (``width``)."""
+
+    flat: np.ndarray
+    base: np.ndarray
+    lower: np.ndarray
+    width: np.ndarray
+
+
 @jit
-def _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width):
+def _move_result(p, j, seeds, mine, theirs, half, layer, splits):
     """Win, draw or loss (1, 0, -1) for the mover of the move ``j`` of position ``p``, under the Abapa end.
 
     The mover has captured ``mine`` seeds and the opponent ``theirs``; a
     capture that takes the mover past half of the seeds wins at once.
     """
-    taken = caps[p, j]
+    taken = layer.caps[p, j]
     after = mine + taken
     if after > half:
         return 1
     if after == half and theirs == half:
         return 0
-    layer = seeds - taken
-    return -flat[base[layer] + moves[p, j] * width[layer] + theirs - lower[layer]]
+    to = seeds - taken
+    return -splits.flat[splits.base[to] + layer.moves[p, j] * splits.width[to] + theirs - splits.lower[to]]
 
 
 @jit(inline=False)
-def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, width, collect):
+def _outcome_sweep(seeds, total, binom, layer, splits, collect):
     """One pass of the win/draw/loss recurrence over a layer, for every split of the captured seeds."""
+    moves, counts = layer.moves, layer.counts
+    flat, base, lower, width = splits.flat, splits.base, splits.lower, splits.width
     half = total // 2
     size = 2 * moves.shape[1]
     board = np.empty(size, dtype=np.int64)
@@ -827,7 +859,7 @@ def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, 
             else:
                 best = -2
                 for j in range(counts[p]):
-                    result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    result = _move_result(p, j, seeds, mine, theirs, half, layer, splits)
                     if result > best:
                         best = result
             at = base[seeds] + p * width[seeds] + column
@@ -838,8 +870,10 @@ def _outcome_sweep(seeds, total, binom, moves, caps, counts, flat, base, lower, 
 
 
 @jit(inline=False)
-def _captures_errors(seeds, total, offsets, values, moves, caps, counts, flat, base, lower, width, errors):
+def _captures_errors(seeds, total, offsets, values, layer, splits, errors):
     """Count, over a layer and every split, results that break the two claims of :func:`captures_check`."""
+    moves, caps, counts = layer.moves, layer.caps, layer.counts
+    flat, base, lower, width = splits.flat, splits.base, splits.lower, splits.width
     half = total // 2
     for p in range(counts.shape[0]):
         value = values[offsets[seeds] + p]
@@ -858,7 +892,7 @@ def _captures_errors(seeds, total, offsets, values, moves, caps, counts, flat, b
             for j in range(counts[p]):
                 taken = caps[p, j]
                 if taken - values[offsets[seeds - taken] + moves[p, j]] == best:
-                    move_result = _move_result(p, j, seeds, mine, theirs, half, moves, caps, flat, base, lower, width)
+                    move_result = _move_result(p, j, seeds, mine, theirs, half, layer, splits)
                     errors[1] += move_result != result
             errors[2] += 1
 
@@ -901,7 +935,8 @@ def captures_check(database: EndgameDatabase, seeds: Optional[int] = None, progr
         mine = lower[layer] + np.arange(width[layer])
         lead = 2 * mine - (total - layer)
         columns[:] = np.sign(lead)  # endless play: the seeds on the board split equally
-        while _outcome_sweep(layer, total, database._binom, moves, caps, counts, flat, base, lower, width, rules.collect_remaining):
+        arrays, splits = _Layer(moves, caps, counts), _Splits(flat, base, lower, width)
+        while _outcome_sweep(layer, total, database._binom, arrays, splits, rules.collect_remaining):
             pass
-        _captures_errors(layer, total, database._offsets, values, moves, caps, counts, flat, base, lower, width, errors)
+        _captures_errors(layer, total, database._offsets, values, arrays, splits, errors)
     return {"value": int(errors[0]), "best": int(errors[1]), "cases": int(errors[2])}

@@ -53,9 +53,13 @@ import numpy as np
 
 from ._jit import jit
 from .game import Game
-from .rules import ONGOING, Rules, _capture, _sow, legal_actions
+from .engine import ONGOING, capture, game_arrays, legal_actions, sow
+from .rules import Rules
 
-__all__ = ["FEATURES", "Evaluation", "checked_weights", "features", "load_evaluation", "WEIGHTS_PATH"]
+__all__ = [
+    "FEATURES", "N_FEATURES", "Evaluation", "checked_weights", "features", "load_evaluation", "WEIGHTS_PATH", "logit",
+    "moves_and_best_capture",
+]
 
 #: The features, in the order of :func:`features` and of the weights.
 FEATURES = (
@@ -69,7 +73,7 @@ FEATURES = (
     "capture_now",
     "captures_share",
 )
-_N_FEATURES = len(FEATURES)
+N_FEATURES = len(FEATURES)
 
 #: Where the fitted weights live (written by ``data/evaluation/fit.py``).
 WEIGHTS_PATH = Path(__file__).with_name("evaluation.json")
@@ -92,7 +96,7 @@ def _side_counts(pits, low, n, big):
 
 
 @jit
-def _moves_and_best_capture(state, params, player, work, out):
+def moves_and_best_capture(state, params, player, work, out):
     """Legal moves of ``player`` on ``state``'s board (as if it were to move) and the most one captures.
 
     ``work`` holds two scratch states (``2 * len(state)`` integers); ``state`` is not changed.
@@ -110,8 +114,8 @@ def _moves_and_best_capture(state, params, player, work, out):
     for j in range(count):
         for i in range(size):
             board[i] = state[i]
-        last = _sow(board, player * n + out[j], size)
-        taken = _capture(board, last, player, n, params[3])
+        last = sow(board, player * n + out[j], size)
+        taken = capture(board, last, player, n, params[3])
         if taken > best:
             best = taken
     return count, best
@@ -126,8 +130,8 @@ def _features(state, params, out, work, moves):
     other = 1 - mover
     own_seeds, own_piles, own_empty, own_weak = _side_counts(state, mover * n, n, size)
     opp_seeds, opp_piles, opp_empty, opp_weak = _side_counts(state, other * n, n, size)
-    own_moves, own_best = _moves_and_best_capture(state, params, mover, work, moves)
-    opp_moves, opp_best = _moves_and_best_capture(state, params, other, work, moves)
+    own_moves, own_best = moves_and_best_capture(state, params, mover, work, moves)
+    opp_moves, opp_best = moves_and_best_capture(state, params, other, work, moves)
     difference = state[size + mover] - state[size + other]
     out[0] = 1.0
     out[1] = difference
@@ -144,7 +148,7 @@ def _features(state, params, out, work, moves):
 def _features_of_states(states, params):
     """The features of each row of ``states`` (one state a row), as a float64 matrix."""
     m = states.shape[1]
-    result = np.empty((states.shape[0], _N_FEATURES), dtype=np.float64)
+    result = np.empty((states.shape[0], N_FEATURES), dtype=np.float64)
     work = np.empty(2 * m, dtype=np.int64)
     moves = np.empty(params[0], dtype=np.int64)
     for k in range(states.shape[0]):
@@ -153,7 +157,7 @@ def _features_of_states(states, params):
 
 
 @jit
-def _logit(state, params, weights, work, moves, row):
+def logit(state, params, weights, work, moves, row):
     """``weights · features(state)`` for the player to move."""
     _features(state, params, row, work, moves)
     total = 0.0
@@ -198,8 +202,8 @@ def checked_weights(weights: Sequence[float], what: str = "an evaluation") -> np
             array = np.array(numbers, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         pass
-    if array is None or array.shape != (_N_FEATURES,) or not np.all(np.isfinite(array)):
-        raise ValueError(f"{what} needs {_N_FEATURES} finite weights ({', '.join(FEATURES)}), got {weights!r}")
+    if array is None or array.shape != (N_FEATURES,) or not np.all(np.isfinite(array)):
+        raise ValueError(f"{what} needs {N_FEATURES} finite weights ({', '.join(FEATURES)}), got {weights!r}")
     return array
 
 
@@ -228,11 +232,11 @@ class Evaluation:
         """
         if game.game_finished:
             raise ValueError("a finished game has a result, not an evaluation")
-        state = game._state
+        state = game_arrays(game).state
         work = np.empty(2 * state.shape[0], dtype=np.int64)
         moves = np.empty(game.rules.pits_per_side, dtype=np.int64)
-        row = np.empty(_N_FEATURES, dtype=np.float64)
-        return float(_logit(state, game.rules.params, self.weights, work, moves, row))
+        row = np.empty(N_FEATURES, dtype=np.float64)
+        return float(logit(state, game.rules.params, self.weights, work, moves, row))
 
     def win_probability(self, game: Game) -> float:
         """The fitted probability that the player to move wins (a draw counting half)."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import operator
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -158,7 +158,7 @@ class Game:
             boards = np.zeros((1, size + 1), dtype=np.int64)
             length = 0
             if rules.repetition:
-                keys[0] = _k._position_key(state, size)
+                keys[0] = _k.position_key(state, size)
                 boards[0, :size] = state[:size]
                 boards[0, size] = state[size + 2]
                 length = 1
@@ -305,6 +305,27 @@ class Game:
 
     def _repr_svg_(self) -> str:
         return svg_board(self)
+
+
+class GameArrays(NamedTuple):
+    """The arrays behind a game, as the kernels take them (:mod:`awale.engine`).  Read them; never write to them.
+
+    Attributes:
+        state: the state array (pits, captures, player, plies, outcome).
+        keys: the keys of the positions since the last capture (the first ``length`` are used).
+        boards: those positions, pits then player, one a row.
+        length: how many positions the history holds.
+    """
+
+    state: np.ndarray
+    keys: np.ndarray
+    boards: np.ndarray
+    length: int
+
+
+def game_arrays(game: Game) -> GameArrays:
+    """The arrays of ``game``: its state and its history, shared, not copied (games are immutable)."""
+    return GameArrays(game._state, game._keys, game._boards, game._length)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -26,6 +26,7 @@ import os
 import sys
 from typing import IO, List, Optional, Sequence, Tuple, Union
 
+from . import DEFAULT_AGENT
 from .agents import Agent, parse
 from .experiments.store import decode_moves, encode_moves, rules_from_text, rules_to_text
 from .game import PLAYERS, Game, IllegalActionError
@@ -50,7 +51,6 @@ __all__ = [
 ]
 
 #: The opponent of ``python -m awale play`` when none is named: the champion, half a second a move.
-DEFAULT_AGENT = "champion"
 
 #: The name of a human player in game files.
 HUMAN = "human"

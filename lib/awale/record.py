@@ -18,7 +18,7 @@ from typing import Iterable, List, Optional, Tuple
 
 import numpy as np
 
-from . import rules as _k
+from . import engine
 from .game import PLAYERS, Game, IllegalActionError
 from .render import pit_label
 from .rules import Rules, as_rules
@@ -70,9 +70,9 @@ def describe(game: Game, action: int) -> Ply:
     player = game.current_player
     pit = player * n + int(action)
     # Sow on a copy with the rules' own kernels, then find the capture chain the sowing made.
-    state = game._state.copy()
-    last = _k._sow(state, pit, size)
-    taken, first, grand = _k._chain(state, last, player, n)
+    state = engine.game_arrays(game).state.copy()
+    last = engine.sow(state, pit, size)
+    taken, first, grand = engine.chain(state, last, player, n)
     pits = tuple(range(int(first), int(last) + 1)) if captured else ()
     return Ply(
         number=game.plies + 1,
@@ -108,16 +108,17 @@ def ending(game: Game, action: int) -> str:
     n = rules.pits_per_side
     size = 2 * n
     player = game.current_player
-    state = game._state.copy()
-    last = _k._sow(state, player * n + action, size)
-    state[size + player] += _k._capture(state, last, player, n, rules.params[_k._R_GRAND_SLAM])
+    arrays = engine.game_arrays(game)
+    state = arrays.state.copy()
+    last = engine.sow(state, player * n + action, size)
+    state[size + player] += engine.capture(state, last, player, n, rules.params[engine.R_GRAND_SLAM])
     state[size + 2] = 1 - player
     if rules.repetition and not captured:
         board = np.append(state[:size], 1 - player)
-        seen = game._boards[: game._length]
+        seen = arrays.boards[: arrays.length]
         if any(np.array_equal(row, board) for row in seen):
             return "repetition"
-    if _k.legal_actions(state, rules.params, np.empty(n, dtype=np.int64)) == 0:
+    if engine.legal_actions(state, rules.params, np.empty(n, dtype=np.int64)) == 0:
         return "no legal move"
     return "ply limit"
 

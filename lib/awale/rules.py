@@ -48,6 +48,21 @@ __all__ = [
     "random_playouts",
     "perft",
     "seed_rng",
+    "next_u32",
+    "below",
+    "sow",
+    "chain",
+    "capture",
+    "copy_history",
+    "grown",
+    "position_key",
+    "R_PITS",
+    "R_TOTAL",
+    "R_FEED",
+    "R_GRAND_SLAM",
+    "R_REPETITION",
+    "R_COLLECT",
+    "R_MAX_PLIES",
 ]
 
 #: Values of ``state[2n + 4]``.
@@ -57,8 +72,8 @@ ONGOING, SOUTH, NORTH, DRAW = -1, 0, 1, 2
 GRAND_SLAM_VARIANTS = ("no-capture", "forbidden", "capture-all")
 _GS_NO_CAPTURE, _GS_FORBIDDEN, _GS_CAPTURE_ALL = 0, 1, 2
 
-# Layout of the parameter vector handed to the kernels.
-_R_PITS, _R_TOTAL, _R_FEED, _R_GRAND_SLAM, _R_REPETITION, _R_COLLECT, _R_MAX_PLIES = range(7)
+#: Layout of the parameter vector handed to the kernels (:attr:`Rules.params`).
+R_PITS, R_TOTAL, R_FEED, R_GRAND_SLAM, R_REPETITION, R_COLLECT, R_MAX_PLIES = range(7)
 
 #: The most seeds a game may hold in all.
 MAX_SEEDS = 2**15 - 1
@@ -244,7 +259,7 @@ def seed_rng(seed: "int | np.random.Generator") -> np.ndarray:
 
 
 @jit
-def _next_u32(rng):
+def next_u32(rng):
     """Marsaglia's xorshift128 on four 32-bit words kept in an int64 array."""
     t = rng[0]
     t ^= (t << 11) & 0xFFFFFFFF
@@ -260,9 +275,9 @@ def _next_u32(rng):
 
 
 @jit
-def _below(rng, k):
+def below(rng, k):
     """A uniform integer in ``[0, k)`` (multiply-shift, bias below k / 2**32)."""
-    return (_next_u32(rng) * k) >> 32
+    return (next_u32(rng) * k) >> 32
 
 
 @jit
@@ -287,7 +302,7 @@ def _spread(pits, origin, seeds, size, sign):
 
 
 @jit
-def _sow(pits, origin, size):
+def sow(pits, origin, size):
     """Sow the seeds of ``pits[origin]``, skipping the origin; return the last pit sown."""
     seeds = pits[origin]
     pits[origin] = 0
@@ -295,7 +310,7 @@ def _sow(pits, origin, size):
 
 
 @jit
-def _chain(pits, last, player, n):
+def chain(pits, last, player, n):
     """The capture chain of a sow that ended in ``pits[last]``.
 
     The chain runs backwards from the last pit while the pits hold 2 or 3
@@ -320,13 +335,13 @@ def _chain(pits, last, player, n):
 
 
 @jit
-def _capture(pits, last, player, n, grand_slam):
+def capture(pits, last, player, n, grand_slam):
     """Capture after a sow ending in ``pits[last]``; return the seeds taken.
 
     A grand slam takes nothing unless the variant is ``capture-all`` (under
     ``forbidden`` it is only played when forced).
     """
-    taken, first, grand = _chain(pits, last, player, n)
+    taken, first, grand = chain(pits, last, player, n)
     if taken == 0 or (grand and grand_slam != _GS_CAPTURE_ALL):
         return 0
     for i in range(first, last + 1):
@@ -340,14 +355,14 @@ def _is_grand_slam(state, params, action):
 
     The move is sown on ``state`` and taken back: ``state`` ends as it began.
     """
-    n = params[_R_PITS]
+    n = params[R_PITS]
     size = 2 * n
     player = state[size + 2]
     origin = player * n + action
     seeds = state[origin]
     state[origin] = 0
     last = _spread(state, origin, seeds, size, 1)
-    grand = _chain(state, last, player, n)[2]
+    grand = chain(state, last, player, n)[2]
     _spread(state, origin, seeds, size, -1)
     state[origin] = seeds
     return grand
@@ -359,7 +374,7 @@ def legal_actions(state, params, out):
 
     A finished state has none.
     """
-    n = params[_R_PITS]
+    n = params[R_PITS]
     size = 2 * n
     if state[size + 4] != ONGOING:
         return 0
@@ -367,7 +382,7 @@ def legal_actions(state, params, out):
     own = player * n
     opponent = n - own
     must_feed = False
-    if params[_R_FEED]:
+    if params[R_FEED]:
         opponent_seeds = 0
         for i in range(opponent, opponent + n):
             opponent_seeds += state[i]
@@ -383,7 +398,7 @@ def legal_actions(state, params, out):
         for action in range(n):
             out[count] = action
             count += state[own + action] > 0
-    if params[_R_GRAND_SLAM] == _GS_FORBIDDEN and count > 1:
+    if params[R_GRAND_SLAM] == _GS_FORBIDDEN and count > 1:
         kept = 0
         for j in range(count):
             if not _is_grand_slam(state, params, out[j]):
@@ -404,7 +419,7 @@ _KEY_WEIGHTS = tuple((0x9E3779B1 * (2 * i + 1)) & 0xFFFFFFFF for i in range(13))
 
 
 @jit
-def _position_key(state, size):
+def position_key(state, size):
     """A 48-bit key of the board and the player to move (equal positions, equal keys)."""
     key = (state[size + 2] + 1) * _KEY_WEIGHTS[12]
     for i in range(size):
@@ -415,9 +430,9 @@ def _position_key(state, size):
 @jit(inline=False)
 def _finish(state, params):
     """End the game on the board as it stands and set the outcome from the captures."""
-    n = params[_R_PITS]
+    n = params[R_PITS]
     size = 2 * n
-    if params[_R_COLLECT]:
+    if params[R_COLLECT]:
         for i in range(size):
             state[size + i // n] += state[i]
             state[i] = 0
@@ -447,12 +462,12 @@ def advance(state, params, action, keys, boards, length, out):
         history length and the number of legal actions written to ``out``
         (0 exactly when the game is over).
     """
-    n = params[_R_PITS]
+    n = params[R_PITS]
     size = 2 * n
-    total = params[_R_TOTAL]
+    total = params[R_TOTAL]
     player = state[size + 2]
-    last = _sow(state, player * n + action, size)
-    captured = _capture(state, last, player, n, params[_R_GRAND_SLAM])
+    last = sow(state, player * n + action, size)
+    captured = capture(state, last, player, n, params[R_GRAND_SLAM])
     state[size + player] += captured
     state[size + 2] = 1 - player
     state[size + 3] += 1
@@ -471,8 +486,8 @@ def advance(state, params, action, keys, boards, length, out):
                 state[size + 4] = DRAW
             return captured, length, 0
 
-    if params[_R_REPETITION]:
-        key = _position_key(state, size)
+    if params[R_REPETITION]:
+        key = position_key(state, size)
         mover = state[size + 2]
         # Only positions with the same player to move can match: every other row.
         j = length - 2
@@ -497,7 +512,7 @@ def advance(state, params, action, keys, boards, length, out):
     if count == 0:
         _finish(state, params)
         return captured, length, 0
-    max_plies = params[_R_MAX_PLIES]
+    max_plies = params[R_MAX_PLIES]
     if max_plies > 0 and state[size + 3] >= max_plies:
         state[size + 4] = DRAW
         return captured, length, 0
@@ -505,7 +520,7 @@ def advance(state, params, action, keys, boards, length, out):
 
 
 @jit(inline=False, allocates=False)
-def _copy_history(keys, boards, length, to_keys, to_boards):
+def copy_history(keys, boards, length, to_keys, to_boards):
     """Copy the first ``length`` rows of a history into ``to_keys`` and ``to_boards``."""
     for j in range(length):
         to_keys[j] = keys[j]
@@ -514,12 +529,12 @@ def _copy_history(keys, boards, length, to_keys, to_boards):
 
 
 @jit(inline=False)
-def _grown(keys, boards, length):
+def grown(keys, boards, length):
     """The history arrays with twice the room, the first ``length`` rows kept."""
     capacity = 2 * keys.shape[0]
     new_keys = np.empty(capacity, dtype=np.int64)
     new_boards = np.empty((capacity, boards.shape[1]), dtype=np.int64)
-    _copy_history(keys, boards, length, new_keys, new_boards)
+    copy_history(keys, boards, length, new_keys, new_boards)
     return new_keys, new_boards
 
 
@@ -528,7 +543,7 @@ def _random_moves(state, params, keys, boards, length, out, count, rng):
     """Play random moves until the game ends or the history is full; return ``(length, count)``."""
     capacity = keys.shape[0]
     while count > 0 and length + 1 < capacity:
-        action = out[_below(rng, count)]
+        action = out[below(rng, count)]
         _, length, count = advance(state, params, action, keys, boards, length, out)
     return length, count
 
@@ -562,7 +577,7 @@ def _random_playouts(state, params, keys, boards, length, playouts, rng):
     :func:`seed_rng`) advances.  Returns ``[south wins, north wins, draws,
     plies]`` as an int64 array.
     """
-    n = params[_R_PITS]
+    n = params[R_PITS]
     size = 2 * n
     result = np.zeros(4, dtype=np.int64)
     first = np.empty(n, dtype=np.int64)
@@ -577,7 +592,7 @@ def _random_playouts(state, params, keys, boards, length, playouts, rng):
     for _ in range(playouts):
         for i in range(state.shape[0]):
             work[i] = state[i]
-        _copy_history(keys, boards, length, work_keys, work_boards)
+        copy_history(keys, boards, length, work_keys, work_boards)
         for i in range(first_count):
             out[i] = first[i]
         count = first_count
@@ -587,7 +602,7 @@ def _random_playouts(state, params, keys, boards, length, playouts, rng):
             if count == 0:
                 break
             # The history is full (a long stretch without captures): double it.
-            work_keys, work_boards = _grown(work_keys, work_boards, used)
+            work_keys, work_boards = grown(work_keys, work_boards, used)
         result[3] += work[size + 3] - state[size + 3]
         outcome = work[size + 4]
         if outcome == SOUTH:
@@ -603,7 +618,7 @@ def _random_playouts(state, params, keys, boards, length, playouts, rng):
 def _perft(state, params, keys, boards, length, depth):
     if depth == 0:
         return 1
-    n = params[_R_PITS]
+    n = params[R_PITS]
     out = np.empty(n, dtype=np.int64)
     count = legal_actions(state, params, out)
     if depth == 1:

@@ -18,7 +18,8 @@ from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 
 from ..game import Game
 
-__all__ = ["Agent", "Param", "register", "parse", "registry", "budget_params", "seed_param", "check_budget", "MAX_SPEC_LENGTH"]
+__all__ = ["Agent", "Param", "register", "parse", "registry", "budget_params", "seed_param", "check_budget", "MAX_SPEC_LENGTH",
+           "MAX_SECONDS"]
 
 _REGISTRY: Dict[str, Type["Agent"]] = {}
 
@@ -26,6 +27,10 @@ _REGISTRY: Dict[str, Type["Agent"]] = {}
 MAX_SPEC_LENGTH = 1000
 
 _INT64 = 2**63
+
+#: The longest time budget of a move, in seconds (a day); a longer one is refused at once, as a tree too
+#: large for memory is.
+MAX_SECONDS = 86_400.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -261,7 +266,8 @@ def budget_params(default_iterations: int) -> Tuple[Param, ...]:
     return (
         Param("iterations", int, None, minimum=1, optional=True,
               doc=f"iterations per move (default {default_iterations} when no time is given)"),
-        Param("time", float, None, minimum=0.001, optional=True, doc="seconds per move instead of iterations"),
+        Param("time", float, None, minimum=0.001, maximum=MAX_SECONDS, optional=True,
+              doc="seconds per move instead of iterations"),
     )
 
 

@@ -171,7 +171,7 @@ def endgame_database(path: Optional[str], rules: Rules) -> Optional["EndgameData
     if key not in _OPEN:
         _OPEN[key] = endgame.load(path)
     database = _OPEN[key]
-    return database if database._compatible(rules) else None
+    return database if database.compatible(rules) else None
 
 
 def endgame_action(path: Optional[str], game: Game) -> Optional[int]:

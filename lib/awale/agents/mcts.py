@@ -12,6 +12,7 @@ from typing import List, Optional, Union
 
 import numpy as np
 
+from ..engine import game_arrays
 from ..evaluation import load_evaluation
 from ..game import Game
 from ..rules import random_playouts, seed_rng
@@ -64,8 +65,9 @@ class FlatMonteCarlo(_Searcher):
                 size = batch if deadline is not None else min(batch, budget - spent)
                 if size <= 0:
                     break
+                arrays = game_arrays(child)
                 south, north, draws, _ = random_playouts(
-                    child._state, child.rules.params, child._keys, child._boards, child._length, size, self._rng
+                    arrays.state, child.rules.params, arrays.keys, arrays.boards, arrays.length, size, self._rng
                 )
                 wins[i] += (south if mover == 0 else north) + 0.5 * draws
                 counts[i] += size

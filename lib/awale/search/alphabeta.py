@@ -64,20 +64,21 @@ from __future__ import annotations
 import dataclasses
 import math
 import time as _time
-from typing import Dict, Iterable, Optional, Tuple
+from typing import Dict, Iterable, NamedTuple, Optional, Tuple
 
 import numpy as np
 
 from .._guard import stop_on_signal
 from .._jit import jit
-from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
-from ..evaluation import _N_FEATURES, Evaluation, _logit, _moves_and_best_capture
+from ..endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
+from ..evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
 from ..game import Game
-from ..rules import DRAW, ONGOING, Rules, advance, as_rules
+from ..engine import DRAW, ONGOING, advance, game_arrays
+from ..rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "solve", "result",
-    "action_values",
+    "action_values", "Workspace", "Line",
 ]
 
 #: Base score of a won game (plus the capture difference).
@@ -110,6 +111,64 @@ _EXACT, _LOWER, _UPPER, _COMPLETE = 0, 1, 2, 4
 
 # Columns of the per-child information.
 _ACTION, _CAPTURED, _LENGTH, _COUNT = range(4)
+
+
+
+class Workspace(NamedTuple):
+    """What the αβ kernels share: the rules, the hash tables, the per-ply buffers, the transposition table,
+    the control array and the evaluation's work space.  One structure, passed whole.
+
+    Attributes:
+        params: the rules (:attr:`Rules.params`).
+        zpos, zhist, zply: Zobrist tables of positions, of history rows and of ply counts.
+        kids: ``(plies, n, 2n + 5)``: the children of the position at each ply.
+        kid_moves: ``(plies, n, n)``: their legal actions.
+        kid_info: ``(plies, n, 4)``: their action, capture, history length and count of legal actions.
+        order: ``(plies, n)``: the order in which they are searched.
+        stash_keys, stash_boards: each child's history row, kept while its siblings are made.
+        hkeys, hboards: the history of the line searched.
+        tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations: the transposition table.
+        values: the value of each root action.
+        ctl: the control array shared with Python (``_NODES``, ``_STATUS``, ...).
+        endgame: the endgame database's probe tables.
+        weights, work, replies, row: the evaluation's weights and work space.
+    """
+
+    params: np.ndarray
+    zpos: np.ndarray
+    zhist: np.ndarray
+    zply: np.ndarray
+    kids: np.ndarray
+    kid_moves: np.ndarray
+    kid_info: np.ndarray
+    order: np.ndarray
+    stash_keys: np.ndarray
+    stash_boards: np.ndarray
+    hkeys: np.ndarray
+    hboards: np.ndarray
+    tt_keys: np.ndarray
+    tt_values: np.ndarray
+    tt_depths: np.ndarray
+    tt_flags: np.ndarray
+    tt_moves: np.ndarray
+    tt_generations: np.ndarray
+    values: np.ndarray
+    ctl: np.ndarray
+    endgame: tuple
+    weights: np.ndarray
+    work: np.ndarray
+    replies: np.ndarray
+    row: np.ndarray
+
+
+class Line(NamedTuple):
+    """Where a position of the line searched stands: its history (rows ``base .. base + length - 1`` of the
+    workspace's history arrays), the hash of that history, and its distance from the root."""
+
+    base: int
+    length: int
+    history: int
+    ply: int
 
 
 # --------------------------------------------------------------------------- kernels
@@ -145,16 +204,15 @@ def _evaluated(state, ws):
 
     Out of line, like :func:`_expand`, so that the recursive kernel stays small.
     """
-    weights, work, replies, row = ws[21:25]
-    logit = _logit(state, ws[0], weights, work, replies, row)
+    scaled = logit(state, ws.params, ws.weights, ws.work, ws.replies, ws.row)
     limit = WIN - 1
-    return max(-limit, min(limit, round(EVAL_SCALE * logit)))
+    return max(-limit, min(limit, round(EVAL_SCALE * scaled)))
 
 
 @jit
 def _leaf_score(state, size, ws):
     """The score of a leaf: :func:`_score`, or with an evaluation its scaled logit for an unfinished game."""
-    if ws[19][_EVALUATE] == 0 or state[size + 4] != ONGOING:
+    if ws.ctl[_EVALUATE] == 0 or state[size + 4] != ONGOING:
         return _score(state, size)
     return _evaluated(state, ws)
 
@@ -163,8 +221,7 @@ def _leaf_score(state, size, ws):
 def _can_capture(state, ws):
     """Whether the player to move in ``state`` has a move that captures."""
     size = state.shape[0] - 5
-    work, replies = ws[22], ws[23]
-    return _moves_and_best_capture(state, ws[0], state[size + 2], work, replies)[1] > 0
+    return moves_and_best_capture(state, ws.params, state[size + 2], ws.work, ws.replies)[1] > 0
 
 
 @jit
@@ -218,7 +275,7 @@ def _history_hash(boards, length, zhist, size):
 
 
 @jit(inline=False, allocates=False)
-def _expand(state, moves, count, base, length, ply, tt_move, ws):
+def _expand(state, moves, count, line, tt_move, ws):
     """Make every child of ``state`` into ``kids[ply]`` and order them into ``order[ply]``.
 
     The history of ``state`` is rows ``base .. base+length-1`` of the shared
@@ -227,8 +284,9 @@ def _expand(state, moves, count, base, length, ply, tt_move, ws):
     row is stashed and row ``base`` restored, and :func:`_enter` puts the row
     back, at ``base + length`` either way, when the child is searched.
     """
-    params = ws[0]
-    kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
+    base, length, ply = line.base, line.length, line.ply
+    params, kids, kid_moves, kid_info, order = ws.params, ws.kids, ws.kid_moves, ws.kid_info, ws.order
+    stash_keys, stash_boards, hkeys, hboards = ws.stash_keys, ws.stash_boards, ws.hkeys, ws.hboards
     spare = hkeys.shape[0] - 1  # the last row keeps row ``base`` during a capture
     hkeys[spare] = hkeys[base]
     _copy(hboards[spare], hboards[base])
@@ -263,33 +321,33 @@ def _expand(state, moves, count, base, length, ply, tt_move, ws):
 
 
 @jit
-def _enter(ply, j, base, length, history, ws):
-    """Restore the history of child ``j`` of ``kids[ply]``; return its ``(base, length, history hash)``."""
-    zhist = ws[2]
-    kids, kid_moves, kid_info, order, stash_keys, stash_boards, hkeys, hboards = ws[4:12]
+def _enter(line, j, ws):
+    """Restore the history of child ``j`` of ``kids[line.ply]``; return its :class:`Line`."""
+    base, length, history, ply = line.base, line.length, line.history, line.ply
+    zhist, kids, kid_info, hkeys, hboards = ws.zhist, ws.kids, ws.kid_info, ws.hkeys, ws.hboards
     captured = kid_info[ply, j, _CAPTURED]
     new_length = kid_info[ply, j, _LENGTH]
     child_base = base if captured == 0 else base + length
     child_history = 0
     if kid_info[ply, j, _COUNT] > 0 and new_length > 0:
         row = base + length
-        hkeys[row] = stash_keys[ply, j]
-        _copy(hboards[row], stash_boards[ply, j])
+        hkeys[row] = ws.stash_keys[ply, j]
+        _copy(hboards[row], ws.stash_boards[ply, j])
         child = kids[ply, j]
         size = child.shape[0] - 5
         child_history = _with_row(history if captured == 0 else 0, child, child[size + 2], zhist, size)
-    return child_base, new_length, child_history
+    return Line(child_base, new_length, child_history, ply + 1)
 
 
 @jit(inline=False, allocates=False)
-def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta, ws):
+def _negamax(state, moves, count, line, depth, alpha, beta, ws):
     """The fail-soft αβ value of ``state``, not a leaf, searched ``depth`` plies deep.
 
     Leaves (finished games, and positions at the depth limit) are scored by
     their parent, without a call (see the module docstring for the scores).
 
     The root (``ply == 0``) also writes the value of each action
-    ``moves[j]`` into ``values[j]`` (``ws[18]``).  When ``ctl[_TIES]`` is
+    ``moves[j]`` into ``ws.values[j]``.  When ``ctl[_TIES]`` is
     set each action is searched with the window ``(best - 1, beta)``: called
     with the open window, the actions whose value equals the best are exact,
     the others upper bounds below it.  Otherwise every action is searched
@@ -299,19 +357,19 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
 
     Args:
         state, moves, count: the position, its legal actions and how many (at least one).
-        base, length: its history, rows of the shared history arrays.
-        history: the hash of the set of positions in that history.
-        ply: the distance from the root, the row of the per-ply buffers to use.
+        line: its history in the shared history arrays, the hash of that history, and its distance from the
+            root (the row of the per-ply buffers to use).
         depth: plies left to search, at least one; ``_INFINITE`` searches to the end.
         alpha, beta: the window.
-        ws: the workspace tuple built by :class:`AlphaBeta`.
+        ws: the :class:`Workspace` built by :class:`AlphaBeta`.
 
     Returns:
         The value, or 0 once ``ctl[_STATUS]`` says the search was stopped.
     """
-    zpos, zply = ws[1], ws[3]
-    kids, kid_moves, kid_info, order = ws[4:8]
-    tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations, values, ctl = ws[12:20]
+    ply = line.ply
+    kids, kid_moves, kid_info, order, ctl = ws.kids, ws.kid_moves, ws.kid_info, ws.order, ws.ctl
+    tt_keys, tt_values, tt_depths, tt_flags, tt_moves = ws.tt_keys, ws.tt_values, ws.tt_depths, ws.tt_flags, ws.tt_moves
+    tt_generations, values = ws.tt_generations, ws.values
     size = state.shape[0] - 5
     root = ply == 0
     ctl[_NODES] += 1
@@ -331,7 +389,7 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
     if bottom >= beta:
         return bottom
 
-    key = _position_hash(state, size, zpos, zply, ctl[_PLIES]) ^ history
+    key = _position_hash(state, size, ws.zpos, ws.zply, ctl[_PLIES]) ^ line.history
     slot = key & (tt_keys.shape[0] - 1)
     tt_move = -1
     if tt_keys[slot] == key:
@@ -349,7 +407,7 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
 
     horizon = ctl[_HORIZON]
     floor = alpha
-    _expand(state, moves, count, base, length, ply, tt_move, ws)
+    _expand(state, moves, count, line, tt_move, ws)
     child_depth = depth - 1 if depth < _INFINITE else depth
     best = -_BIG
     best_move = -1
@@ -359,8 +417,8 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
         child_count = kid_info[ply, j, _COUNT]
         if root:
             alpha = best - 1 if ctl[_TIES] and best > floor else floor
-        exact = _probe(child, size, ws[20])
-        if exact != _UNCOVERED:  # in the endgame database: its exact result, searched no further
+        exact = probe(child, size, ws.endgame)
+        if exact != UNCOVERED:  # in the endgame database: its exact result, searched no further
             ctl[_NODES] += 1
             ctl[_PROBES] += 1
             value = -_exact_score(exact)
@@ -372,10 +430,9 @@ def _negamax(state, moves, count, base, length, history, ply, depth, alpha, beta
                 ctl[_NODES] += 1
                 value = -_leaf_score(child, size, ws)
             else:
-                child_base, child_length, child_history = _enter(ply, j, base, length, history, ws)
                 value = -_negamax(
-                    child, kid_moves[ply, j], child_count, child_base, child_length,
-                    child_history, ply + 1, 1 if extend else child_depth, -beta, -alpha, ws,
+                    child, kid_moves[ply, j], child_count, _enter(line, j, ws), 1 if extend else child_depth,
+                    -beta, -alpha, ws,
                 )
                 if ctl[_STATUS] != _RUNNING:
                     return 0
@@ -497,10 +554,10 @@ class AlphaBeta:
         self.quiescence = quiescence
         size = 2 * n
         self._evaluator = (
-            np.array(evaluation.weights if evaluation is not None else np.zeros(_N_FEATURES), dtype=np.float64),
+            np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
             np.zeros(2 * (size + 5), dtype=np.int64),  # two scratch states
             np.zeros(n, dtype=np.int64),  # legal actions
-            np.zeros(_N_FEATURES, dtype=np.float64),  # features
+            np.zeros(N_FEATURES, dtype=np.float64),  # features
         )
         rows = 2 * size + 3
         words = np.random.default_rng(0x5EED_AB).integers(
@@ -547,10 +604,11 @@ class AlphaBeta:
         self._ctl[_GENERATION] = 0
 
     def _workspace(self, game: Game, plies: int, values: np.ndarray):
-        """The workspace tuple for ``plies`` plies below ``game``, its history copied in."""
+        """The :class:`Workspace` for ``plies`` plies below ``game``, its history copied in."""
         n = self.rules.pits_per_side
         size, width = 2 * n, 2 * n + 5
-        rows = game._length + plies + 2
+        history = game_arrays(game)
+        rows = history.length + plies + 2
         if plies != self._plies or rows > self._history_rows:
             self._plies, self._history_rows = plies, rows
             self._buffers = (
@@ -564,11 +622,11 @@ class AlphaBeta:
                 np.zeros((rows, size + 1), dtype=np.int64),  # history boards
             )
         hkeys, hboards = self._buffers[6:8]
-        hkeys[: game._length] = game._keys[: game._length]
-        hboards[: game._length] = game._boards[: game._length]
-        return (
-            (self.rules.params, self._zpos, self._zhist, self._zply) + self._buffers + self._table
-            + (values, self._ctl, self._endgame) + self._evaluator
+        hkeys[: history.length] = history.keys[: history.length]
+        hboards[: history.length] = history.boards[: history.length]
+        return Workspace(
+            self.rules.params, self._zpos, self._zhist, self._zply, *self._buffers, *self._table, values, self._ctl,
+            self._endgame, *self._evaluator,
         )
 
     def _run(
@@ -585,7 +643,8 @@ class AlphaBeta:
         plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + self.quiescence)
         ctl[_TIES] = ties
         ctl[_REACH] = 0 if depth == _INFINITE else depth + self.quiescence
-        history = _history_hash(game._boards, game._length, self._zhist, 2 * self.rules.pits_per_side)
+        arrays = game_arrays(game)
+        history = _history_hash(arrays.boards, arrays.length, self._zhist, 2 * self.rules.pits_per_side)
         while True:
             ws = self._workspace(game, plies, values)
             ctl[_STATUS] = _RUNNING
@@ -593,7 +652,7 @@ class AlphaBeta:
             ctl[_HORIZON] = 0
             with stop_on_signal(ctl, _BUDGET, -1):  # Ctrl-C: the kernel stops as if out of nodes
                 value = _negamax(
-                    game._state.copy(), moves, len(moves), 0, game._length, history, 0, depth, *window, ws
+                    arrays.state.copy(), moves, len(moves), Line(0, arrays.length, history, 0), depth, *window, ws
                 )
             if ctl[_STATUS] != _OUT_OF_STACK:
                 return int(value), values, int(ctl[_STATUS]), bool(ctl[_HORIZON] == 0)

@@ -44,34 +44,19 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from .._guard import Chunks, available_memory
-from .._jit import jit
-from ..endgame import _UNCOVERED, EndgameDatabase, _probe, probe_tables
-from ..evaluation import _N_FEATURES, _logit, checked_weights
+from ..endgame import EndgameDatabase, probe_tables
+from ..evaluation import N_FEATURES, checked_weights
+from ..engine import game_arrays
 from ..game import Game
-from ..rules import (
-    _R_GRAND_SLAM, DRAW, NORTH, ONGOING, SOUTH, _below, _capture, _copy_history, _grown, _sow, advance, legal_actions,
+from .loop import (
+    ACTION, DRAWN, FIRST, LOST, LOWER, NEXT, RANDOM_TREE, RESULT_NAMES, RESULTS, UCB, UPPER, VISITS, WON, Options, Root,
+    Tree, compact, iterate, negated,
 )
 
 __all__ = [
     "SearchConfig", "SearchTree", "ChildStats", "choose_action", "node_bytes", "max_nodes", "check_tree_size",
     "MAX_VISITS",
 ]
-
-# Results of a game, ordered, from the point of view of the player who moved into the node.  The
-# solver keeps a lower and an upper bound on the exact result of every node; it is proven when they meet.
-LOST, DRAWN, WON = 1, 2, 3
-_RESULT_NAMES = {LOST: "loss", DRAWN: "draw", WON: "win"}
-_RESULTS = {name: result for result, name in _RESULT_NAMES.items()}
-
-# Columns of the int32 ``links`` array and of the int8 ``flags`` array.
-_PARENT, _FIRST, _NEXT, _VISITS = 0, 1, 2, 3
-_ACTION, _UNTRIED, _LOWER, _UPPER = 0, 1, 2, 3
-
-# Entries of the float64 configuration vector handed to the kernels.
-_C, _TREE_POLICY, _HEAVY, _BIAS, _HISTORY, _CUTOFF, _RAVE, _SOLVER, _EVALUATE, _WEIGHTS = range(10)
-_RANDOM_TREE, _UCB = 0, 1
-
-_MAX_RECORDED = 4096  # moves of one iteration remembered for RAVE and the history heuristic
 
 #: The most visits a node may count, and so the most iterations a tree may run (every iteration visits
 #: the root): visit counts and node indices are int32.
@@ -142,7 +127,7 @@ class SearchConfig:
         return np.array(
             [
                 self.c,
-                _UCB if self.tree_policy == "ucb" else _RANDOM_TREE,
+                UCB if self.tree_policy == "ucb" else RANDOM_TREE,
                 self.playout == "greedy",
                 self.bias,
                 self.history,
@@ -150,7 +135,7 @@ class SearchConfig:
                 self.rave,
                 self.solver,
                 len(self.evaluation) > 0,
-                *(self.evaluation or (0.0,) * _N_FEATURES),
+                *(self.evaluation or (0.0,) * N_FEATURES),
             ],
             dtype=np.float64,
         )
@@ -204,429 +189,6 @@ class ChildStats:
     def proven(self) -> str:
         """The exact result of the move when the solver has proven it, otherwise ""."""
         return self.lower if self.lower == self.upper else ""
-
-
-# --------------------------------------------------------------------------- kernels
-
-
-@jit
-def _reward(state, size, total, endgame):
-    """South's reward: a finished game's outcome, the database's result, or a cut-off's capture difference."""
-    outcome = state[size + 4]
-    if outcome == SOUTH:
-        return 1.0
-    if outcome == NORTH:
-        return 0.0
-    if outcome == DRAW:
-        return 0.5
-    exact = _probe(state, size, endgame)
-    if exact != _UNCOVERED:
-        mover = 1.0 if exact > 0 else (0.0 if exact < 0 else 0.5)
-        return mover if state[size + 2] == 0 else 1.0 - mover
-    value = 0.5 + (state[size] - state[size + 1]) / total
-    return min(1.0, max(0.0, value))
-
-
-@jit
-def _heavy_choice(state, params, out, count, rng, scratch):
-    """A legal action drawn with weight 1 + the seeds it would capture."""
-    n = params[0]
-    size = 2 * n
-    player = state[size + 2]
-    total_weight = 0
-    for j in range(count):
-        for i in range(size):
-            scratch[i] = state[i]
-        last = _sow(scratch, player * n + out[j], size)
-        weight = 1 + _capture(scratch, last, player, n, params[_R_GRAND_SLAM])
-        scratch[size + j] = weight
-        total_weight += weight
-    pick = _below(rng, total_weight)
-    for j in range(count):
-        pick -= scratch[size + j]
-        if pick < 0:
-            return out[j]
-    return out[count - 1]
-
-
-@jit(inline=False, allocates=False)
-def _rollout(state, params, keys, boards, length, out, count, rng, heavy, moves_left, played, n_played, scratch,
-             endgame):
-    """Playout moves until the game ends, the cut-off is reached, the history is full or the
-    endgame database holds the position.
-
-    Each move is recorded in ``played`` as ``player * n + action``.
-    Returns ``(length, count, moves_left, n_played)``; ``moves_left`` is 0
-    when the database holds the position reached (only a capture can bring
-    a position into it).
-    """
-    n = params[0]
-    size = 2 * n
-    capacity = keys.shape[0]
-    if _probe(state, size, endgame) != _UNCOVERED:
-        return length, count, 0, n_played
-    while count > 0 and moves_left != 0 and length + 1 < capacity:
-        if heavy:
-            action = _heavy_choice(state, params, out, count, rng, scratch)
-        else:
-            action = out[_below(rng, count)]
-        if n_played < played.shape[0]:
-            played[n_played] = state[size + 2] * n + action
-            n_played += 1
-        captured, length, count = advance(state, params, action, keys, boards, length, out)
-        moves_left -= 1
-        if captured > 0 and _probe(state, size, endgame) != _UNCOVERED:
-            return length, count, 0, n_played
-    return length, count, moves_left, n_played
-
-
-@jit
-def _evaluation_space(root_state, cfg, n):
-    """The work arrays of :func:`_simulate`'s evaluation, for one thread."""
-    weights = cfg.shape[0] - _WEIGHTS
-    return np.empty(2 * root_state.shape[0], dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(weights)
-
-
-@jit
-def _simulate(state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
-              eval_work, eval_moves, eval_row):
-    """Score the new leaf ``state``: a playout to the end, or cut off, or none, then the evaluation if any.
-
-    Returns South's reward, the moves recorded so far and the history
-    arrays (grown if the playout outgrew them).  The ``eval_*`` arrays are
-    the evaluation's work space (:func:`awale.evaluation._logit`).
-    """
-    size = 2 * params[0]
-    evaluate = cfg[_EVALUATE] != 0
-    cutoff = np.int64(cfg[_CUTOFF])
-    moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
-    while count > 0 and moves_left != 0:
-        length, count, moves_left, n_played = _rollout(
-            state, params, keys, boards, length, out, count, rng, cfg[_HEAVY] != 0, moves_left, played, n_played,
-            scratch, endgame,
-        )
-        if count > 0 and moves_left != 0:
-            keys, boards = _grown(keys, boards, length)
-    if evaluate and state[size + 4] == ONGOING and _probe(state, size, endgame) == _UNCOVERED:
-        win = 1.0 / (1.0 + math.exp(-_logit(state, params, cfg[_WEIGHTS:], eval_work, eval_moves, eval_row)))
-        return (win if state[size + 2] == 0 else 1.0 - win), n_played, keys, boards
-    return _reward(state, size, params[1], endgame), n_played, keys, boards
-
-
-@jit(inline=False, allocates=False)
-def _descend(state, params, action, keys, boards, length, out):
-    """One move of the descent through the tree (kept out of line: it is not the hot loop)."""
-    return advance(state, params, action, keys, boards, length, out)
-
-
-@jit
-def _nth_bit(mask, k):
-    """The index of the ``k``-th set bit of ``mask`` (from 0)."""
-    index = 0
-    while True:
-        if mask & 1:
-            if k == 0:
-                return index
-            k -= 1
-        mask >>= 1
-        index += 1
-
-
-@jit
-def _bit_count(mask):
-    count = 0
-    while mask:
-        mask &= mask - 1
-        count += 1
-    return count
-
-
-@jit
-def _secured(node, links, flags):
-    """The best lower bound among the children of ``node``: what its player to move can already secure."""
-    secured = LOST
-    child = links[node, _FIRST]
-    while child >= 0:
-        secured = max(secured, flags[child, _LOWER])
-        child = links[child, _NEXT]
-    return secured
-
-
-@jit(inline=False, allocates=False)
-def _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng):
-    """The child of ``node`` to descend into (``player`` is to move at ``node``).
-
-    With the solver, a child whose upper bound is no better than what another
-    child secures cannot change the result of ``node``: it is not selected.
-    """
-    # Without the solver every bound is [LOST, WON] and nothing is cut.
-    secured = _secured(node, links, flags) if cfg[_SOLVER] != 0 else LOST - 1
-    if cfg[_TREE_POLICY] == _RANDOM_TREE:
-        count = 0
-        child = links[node, _FIRST]
-        while child >= 0:
-            count += flags[child, _UPPER] > secured
-            child = links[child, _NEXT]
-        pick = _below(rng, max(count, 1))
-        child = links[node, _FIRST]
-        while child >= 0:
-            if flags[child, _UPPER] > secured:
-                if pick == 0:
-                    return child
-                pick -= 1
-            child = links[child, _NEXT]
-        return links[node, _FIRST]
-    c = cfg[_C]
-    k = cfg[_RAVE]
-    log_n = math.log(max(links[node, _VISITS], 1))
-    best = links[node, _FIRST]
-    best_score = -1e300
-    child = links[node, _FIRST]
-    while child >= 0:
-        if flags[child, _UPPER] <= secured:
-            child = links[child, _NEXT]
-            continue
-        visits = links[child, _VISITS]
-        mean = value[child] / visits
-        if k > 0 and amaf_n[child] > 0:
-            beta = math.sqrt(k / (3.0 * visits + k))
-            mean = (1.0 - beta) * mean + beta * amaf_w[child] / amaf_n[child]
-        score = mean + c * math.sqrt(log_n / visits)
-        if cfg[_BIAS] != 0:
-            score += cfg[_BIAS] * gain[child] / visits
-        if cfg[_HISTORY] != 0:
-            action = flags[child, _ACTION]
-            if history[player, 1, action] > 0:
-                score += cfg[_HISTORY] * history[player, 0, action] / history[player, 1, action] / math.sqrt(visits)
-        # Ties go to the first child in the list; children are linked in the random order of
-        # their expansion, so no action is favoured.
-        if score > best_score:
-            best_score = score
-            best = child
-        child = links[child, _NEXT]
-    return best
-
-
-@jit
-def _fill_node(child, action, player, captured, state, size, out, count, solver, rave, flags, value, gain, amaf_n,
-               amaf_w, endgame):
-    """Set the statistics of a new node (all but its links): ``action`` led to ``state``, which has ``count`` moves."""
-    untried = 0
-    for j in range(count):
-        untried |= 1 << out[j]
-    flags[child, _ACTION] = action
-    flags[child, _UNTRIED] = untried
-    flags[child, _LOWER] = LOST
-    flags[child, _UPPER] = WON
-    value[child] = 0.0
-    gain[child] = captured
-    if rave:
-        amaf_n[child] = 0
-        amaf_w[child] = 0.0
-    if solver and count == 0:  # a final position: its result is known
-        outcome = state[size + 4]
-        result = DRAWN if outcome == DRAW else (WON if outcome == player else LOST)
-        flags[child, _LOWER] = result
-        flags[child, _UPPER] = result
-    elif solver:
-        exact = _probe(state, size, endgame)
-        if exact != _UNCOVERED:  # the database's result, for the player who moved here
-            result = DRAWN if exact == 0 else (LOST if exact > 0 else WON)
-            flags[child, _LOWER] = result
-            flags[child, _UPPER] = result
-
-
-@jit
-def _negated(result):
-    """The same result seen by the other player."""
-    return LOST + WON - result
-
-
-@jit(inline=False, allocates=False)
-def _update_bounds(node, links, flags):
-    """Recompute the bounds of ``node`` from its children's (the minimax rule on intervals).
-
-    The player to move at ``node`` gets the best of the children: at least
-    the best lower bound, at most the best upper bound (a win while some move
-    is not expanded).  Returns whether the bounds changed.
-    """
-    best_lower = LOST
-    best_upper = LOST if flags[node, _UNTRIED] == 0 else WON
-    child = links[node, _FIRST]
-    while child >= 0:
-        best_lower = max(best_lower, flags[child, _LOWER])
-        best_upper = max(best_upper, flags[child, _UPPER])
-        child = links[child, _NEXT]
-    lower = _negated(best_upper)
-    upper = _negated(best_lower)
-    if lower == flags[node, _LOWER] and upper == flags[node, _UPPER]:
-        return False
-    flags[node, _LOWER] = lower
-    flags[node, _UPPER] = upper
-    return True
-
-
-@jit(inline=False)
-def _iterate(iterations, root_state, root_keys, root_boards, root_length, params, cfg, rng,
-             links, flags, value, gain, amaf_n, amaf_w, history, used, endgame):
-    """Run up to ``iterations`` iterations on the tree; return ``(iterations done, nodes used)``.
-
-    Stops early when the tree is full or, with the solver, when the root is proven.
-    ``endgame`` is :func:`awale.endgame.probe_tables` (seeds -1: no database).
-    """
-    n = params[0]
-    size = 2 * n
-    solver = cfg[_SOLVER] != 0
-    rave = cfg[_RAVE] > 0
-    track_history = cfg[_HISTORY] != 0
-    capacity = links.shape[0]
-    root_player = root_state[size + 2]
-
-    state = np.empty_like(root_state)
-    room = 256
-    while room < 2 * (root_length + 1):
-        room *= 2
-    keys = np.empty(room, dtype=np.int64)
-    boards = np.empty((room, size + 1), dtype=np.int64)
-    out = np.empty(n, dtype=np.int64)
-    path = np.empty(capacity + 1, dtype=np.int64)
-    played = np.empty(_MAX_RECORDED, dtype=np.int64)
-    scratch = np.empty(size + n, dtype=np.int64)
-    seen = np.zeros(2, dtype=np.int64)
-    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
-
-    done = 0
-    while done < iterations:
-        if used >= capacity or flags[0, _LOWER] == flags[0, _UPPER]:
-            break
-        done += 1
-        for i in range(root_state.shape[0]):
-            state[i] = root_state[i]
-        _copy_history(root_keys, root_boards, root_length, keys, boards)
-        length = root_length
-        count = legal_actions(state, params, out)
-        node = 0
-        depth = 0
-        path[0] = 0
-        n_played = 0
-        reward = -1.0
-
-        # Selection, then expansion of one new node.
-        while True:
-            if depth > 0 and flags[node, _LOWER] == flags[node, _UPPER]:  # proven (by the solver)
-                proven = flags[node, _LOWER]
-                mover_reward = 1.0 if proven == WON else (0.0 if proven == LOST else 0.5)
-                mover = root_player ^ ((depth - 1) & 1)
-                reward = mover_reward if mover == 0 else 1.0 - mover_reward
-                break
-            mask = flags[node, _UNTRIED]
-            if mask == 0 and links[node, _FIRST] < 0:
-                break  # a finished game
-            player = state[size + 2]
-            if mask != 0:
-                action = _nth_bit(mask, _below(rng, _bit_count(mask)))
-                flags[node, _UNTRIED] = mask & ~(1 << action)
-                child = used
-                used += 1
-            else:
-                child = _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng)
-                action = flags[child, _ACTION]
-            if length + 1 >= keys.shape[0]:
-                keys, boards = _grown(keys, boards, length)
-            captured, length, count = _descend(state, params, action, keys, boards, length, out)
-            if n_played < _MAX_RECORDED:
-                played[n_played] = player * n + action
-                n_played += 1
-            depth += 1
-            path[depth] = child
-            if mask != 0:  # link the new node in as the first child
-                links[child, _PARENT] = node
-                links[child, _FIRST] = -1
-                links[child, _NEXT] = links[node, _FIRST]
-                links[child, _VISITS] = 0
-                links[node, _FIRST] = child
-                _fill_node(child, action, player, captured, state, size, out, count, solver, rave, flags, value,
-                           gain, amaf_n, amaf_w, endgame)
-                node = child
-                break
-            node = child
-
-        # Simulation.
-        if reward < 0:
-            reward, n_played, keys, boards = _simulate(state, params, cfg, keys, boards, length, out, count, rng,
-                                                       played, n_played, scratch, endgame, eval_work, eval_moves,
-                                                       eval_row)
-
-        # Backpropagation, with the AMAF statistics of RAVE along the way.
-        seen[0] = 0
-        seen[1] = 0
-        ply = n_played - 1
-        for d in range(depth, -1, -1):
-            nd = path[d]
-            links[nd, _VISITS] += 1
-            mover = root_player ^ ((d + 1) & 1)
-            value[nd] += reward if mover == 0 else 1.0 - reward
-            if rave:
-                while ply >= d:  # moves played at this depth or later
-                    seen[played[ply] // n] |= 1 << (played[ply] % n)
-                    ply -= 1
-                to_move = root_player ^ (d & 1)
-                mine = reward if to_move == 0 else 1.0 - reward
-                child = links[nd, _FIRST]
-                while child >= 0:
-                    if (seen[to_move] >> flags[child, _ACTION]) & 1:
-                        amaf_n[child] += 1
-                        amaf_w[child] += mine
-                    child = links[child, _NEXT]
-        if track_history:
-            for k in range(n_played):
-                player = played[k] // n
-                history[player, 0, played[k] % n] += reward if player == 0 else 1.0 - reward
-                history[player, 1, played[k] % n] += 1.0
-        if solver:
-            # Bounds only tighten.  The parent of the new node may have lost its last untried move;
-            # above it, a node whose bounds did not change leaves its ancestors' as they were.
-            for d in range(depth - 1, -1, -1):
-                if not _update_bounds(path[d], links, flags) and d < depth - 1:
-                    break
-    return done, used
-
-
-@jit(inline=False)
-def _compact(root, links, flags, value, gain, amaf_n, amaf_w, new_links, new_flags, new_value, new_gain,
-             new_amaf_n, new_amaf_w):
-    """Copy the subtree under ``root`` into the new arrays (breadth first); return its size."""
-    rave = amaf_n.shape[0] == links.shape[0] and new_amaf_n.shape[0] == new_links.shape[0]
-    order = np.empty(links.shape[0], dtype=np.int64)
-    index = np.full(links.shape[0], -1, dtype=np.int64)
-    order[0] = root
-    index[root] = 0
-    head = 0
-    tail = 1
-    while head < tail:
-        old = order[head]
-        head += 1
-        child = links[old, _FIRST]
-        while child >= 0:
-            order[tail] = child
-            index[child] = tail
-            tail += 1
-            child = links[child, _NEXT]
-    for new in range(tail):
-        old = order[new]
-        for column in range(4):
-            new_links[new, column] = links[old, column]
-        for column in range(flags.shape[1]):
-            new_flags[new, column] = flags[old, column]
-        new_links[new, _PARENT] = index[links[old, _PARENT]] if new > 0 else -1
-        new_links[new, _FIRST] = index[links[old, _FIRST]] if links[old, _FIRST] >= 0 else -1
-        new_links[new, _NEXT] = index[links[old, _NEXT]] if (new > 0 and links[old, _NEXT] >= 0) else -1
-        new_value[new] = value[old]
-        new_gain[new] = gain[old]
-        if rave:
-            new_amaf_n[new] = amaf_n[old]
-            new_amaf_w[new] = amaf_w[old]
-    return tail
 
 
 # --------------------------------------------------------------------------- the Python side
@@ -761,14 +323,31 @@ class SearchTree:
             chunks.done(size)
         return total
 
+    def arrays(self, used: Optional[np.ndarray] = None, control: Optional[np.ndarray] = None) -> Tree:
+        """The tree as the kernels take it (:class:`awale.search.loop.Tree`); its arrays are shared, not copied.
+
+        ``used`` and ``control`` are the node counter and the stop flag (new ones by default).
+        """
+        return Tree(
+            self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w, self.history,
+            np.array([self.used], dtype=np.int64) if used is None else used,
+            np.zeros(1, dtype=np.int64) if control is None else control,
+        )
+
+    def options(self, shared: bool = False) -> Options:
+        """The options as the kernels take them; ``shared`` for a tree other threads grow at the same time."""
+        return Options(self._cfg, self._endgame, int(shared))
+
+    def root(self) -> Root:
+        """The root position as the kernels take it."""
+        game = game_arrays(self.game)
+        return Root(game.state, game.keys, game.boards, game.length, self.game.rules.params)
+
     def _chunk(self, size: int) -> Tuple[int, int]:
         """Run up to ``size`` iterations in one call of the kernel; return ``(iterations done, nodes used)``."""
-        game = self.game
-        return _iterate(
-            size, game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg,
-            self._rng, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
-            self.history, self.used, self._endgame,
-        )
+        tree = self.arrays()
+        done = iterate(size, np.zeros(1, dtype=np.int64), tree, self.options(), self.root(), self._rng)
+        return int(done), int(tree.used[0])
 
     def run_for(self, seconds: float, stop: Optional[threading.Event] = None) -> int:
         """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran.
@@ -800,13 +379,13 @@ class SearchTree:
 
     @property
     def root_visits(self) -> int:
-        return int(self._links[0, _VISITS])
+        return int(self._links[0, VISITS])
 
     @property
     def proven_root(self) -> str:
         """The proven result of the root for the player to move there: "win", "loss", "draw" or ""."""
-        lower, upper = int(self._flags[0, _LOWER]), int(self._flags[0, _UPPER])
-        return _RESULT_NAMES[_negated(lower)] if lower == upper else ""
+        lower, upper = int(self._flags[0, LOWER]), int(self._flags[0, UPPER])
+        return RESULT_NAMES[negated(lower)] if lower == upper else ""
 
     def children(self) -> List[ChildStats]:
         """The root's children, in ascending order of action."""
@@ -814,19 +393,19 @@ class SearchTree:
 
     def _children_of(self, node: int) -> List[ChildStats]:
         stats = []
-        child = int(self._links[node, _FIRST])
+        child = int(self._links[node, FIRST])
         while child >= 0:
-            visits = int(self._links[child, _VISITS])
+            visits = int(self._links[child, VISITS])
             stats.append(
                 ChildStats(
-                    action=int(self._flags[child, _ACTION]),
+                    action=int(self._flags[child, ACTION]),
                     visits=visits,
                     mean=float(self._value[child]) / visits if visits else 0.0,
-                    lower=_RESULT_NAMES[int(self._flags[child, _LOWER])],
-                    upper=_RESULT_NAMES[int(self._flags[child, _UPPER])],
+                    lower=RESULT_NAMES[int(self._flags[child, LOWER])],
+                    upper=RESULT_NAMES[int(self._flags[child, UPPER])],
                 )
             )
-            child = int(self._links[child, _NEXT])
+            child = int(self._links[child, NEXT])
         return sorted(stats, key=lambda s: s.action)
 
     def best_action(self, by: str = "visits") -> int:
@@ -843,10 +422,10 @@ class SearchTree:
         for _ in range(2):
             following = []
             for node, position in frontier:
-                child = int(self._links[node, _FIRST])
+                child = int(self._links[node, FIRST])
                 while child >= 0:
-                    following.append((child, position.step(int(self._flags[child, _ACTION]))[0]))
-                    child = int(self._links[child, _NEXT])
+                    following.append((child, position.step(int(self._flags[child, ACTION]))[0]))
+                    child = int(self._links[child, NEXT])
             for node, position in following:
                 if _same_game(position, game):
                     return self._rerooted(node, game)
@@ -866,11 +445,8 @@ class SearchTree:
         tree.endgame, tree._endgame = self.endgame, self._endgame
         tree.history = self.history
         tree._allocate(self.capacity)
-        tree.used = int(
-            _compact(node, self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w,
-                     tree._links, tree._flags, tree._value, tree._gain, tree._amaf_n, tree._amaf_w)
-        )
-        tree.iterations = int(tree._links[0, _VISITS])
+        tree.used = int(compact(node, self.arrays(), tree.arrays(used=np.zeros(1, dtype=np.int64))))
+        tree.iterations = int(tree._links[0, VISITS])
         return tree
 
 
@@ -888,12 +464,12 @@ def choose_action(stats: List[ChildStats], by: str, default: int) -> int:
     wins = [s for s in stats if s.lower == "win"]
     if wins:
         return wins[0].action
-    secured = max(_RESULTS[s.lower] for s in stats)
-    securing = [s for s in stats if _RESULTS[s.lower] == secured]
-    candidates = [s for s in stats if _RESULTS[s.upper] > secured] or securing
+    secured = max(RESULTS[s.lower] for s in stats)
+    securing = [s for s in stats if RESULTS[s.lower] == secured]
+    candidates = [s for s in stats if RESULTS[s.upper] > secured] or securing
     key = (lambda s: (s.mean, s.visits)) if by == "mean" else (lambda s: (s.visits, s.mean))
     best = max(candidates, key=key)
-    if secured == DRAWN and _RESULTS[best.lower] < DRAWN and best.mean < 0.5:
+    if secured == DRAWN and RESULTS[best.lower] < DRAWN and best.mean < 0.5:
         best = max(securing, key=key)
     return best.action
 
@@ -903,6 +479,6 @@ def _same_game(a: Game, b: Game) -> bool:
     return (
         a == b
         and a.plies == b.plies
-        and a._length == b._length
-        and np.array_equal(a._keys[: a._length], b._keys[: b._length])
+        and game_arrays(a).length == game_arrays(b).length
+        and np.array_equal(game_arrays(a).keys[: game_arrays(a).length], game_arrays(b).keys[: game_arrays(b).length])
     )

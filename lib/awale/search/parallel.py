@@ -59,14 +59,13 @@ from .._guard import available_cores
 from .._jit import jit
 from ..endgame import EndgameDatabase
 from ..game import Game
-from ..rules import _below, _copy_history, _grown, _next_u32, legal_actions, seed_rng
-from ._atomic import atomic_add, atomic_cas, atomic_load, relax
-from .mcts import (
-    _ACTION, _FIRST, _HISTORY, _LOWER, _MAX_RECORDED, _NEXT, _PARENT, _RAVE, _RESULT_NAMES,
-    _RESULTS, _SOLVER, _UNTRIED, _UPPER, _VISITS, LOST, MAX_VISITS, WON, ChildStats, SearchConfig, SearchTree,
-    _bit_count, _descend, _evaluation_space, _fill_node, _nth_bit, _select, _simulate, check_tree_size,
-    choose_action,
+from ..engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
+from ._atomic import atomic_add, atomic_load, relax
+from .loop import (
+    ACTION, LOST, RESULT_NAMES, RESULTS, SOLVER, WON, Work, backup, descend, iterate, new_work, proven_reward,
+    root_open, simulate,
 )
+from .mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, choose_action
 
 __all__ = ["SCHEMES", "resolve_threads", "check_parallel", "search_tree", "SharedTree", "RootForest"]
 
@@ -126,7 +125,7 @@ def _derived_rngs(rng: np.ndarray, count: int) -> List[np.ndarray]:
     """``rng`` itself, then ``count - 1`` generators seeded from its next draws (reproducible)."""
     rngs = [rng]
     for _ in range(count - 1):
-        seed = (int(_next_u32(rng)) << 32 | int(_next_u32(rng))) & (2**63 - 1)
+        seed = (int(next_u32(rng)) << 32 | int(next_u32(rng))) & (2**63 - 1)
         rngs.append(seed_rng(seed))
     return rngs
 
@@ -163,283 +162,11 @@ def _in_threads(tasks: Sequence[Callable[[], object]], stop: Callable[[], None])
     return results
 
 
-# --------------------------------------------------------------------------- kernels of the shared tree
+# --------------------------------------------------------------------------- leaf parallelisation
 
 
 @jit(inline=False)
-def _work_arrays(root_state, root_length, size, capacity):
-    """The per-thread arrays of an iteration: state, history, actions, path, legal moves along it, playout records."""
-    room = 256
-    while room < 2 * (root_length + 1):
-        room *= 2
-    state = np.empty_like(root_state)
-    keys = np.empty(room, dtype=np.int64)
-    boards = np.empty((room, size + 1), dtype=np.int64)
-    out = np.empty(size // 2, dtype=np.int64)
-    path = np.empty(capacity + 1, dtype=np.int64)
-    legal = np.empty(capacity + 1, dtype=np.int64)
-    played = np.empty(_MAX_RECORDED, dtype=np.int64)
-    scratch = np.empty(size + size // 2, dtype=np.int64)
-    seen = np.zeros(2, dtype=np.int64)
-    return state, keys, boards, out, path, legal, played, scratch, seen
-
-
-@jit
-def _start(root_state, root_keys, root_boards, root_length, params, state, keys, boards, out):
-    """Set ``state`` and its history to the root's; return ``(length, legal action count)``."""
-    for i in range(root_state.shape[0]):
-        state[i] = root_state[i]
-    _copy_history(root_keys, root_boards, root_length, keys, boards)
-    return root_length, legal_actions(state, params, out)
-
-
-@jit
-def _step(state, params, action, keys, boards, length, out, played, n_played):
-    """Play ``action`` and record it; return ``(captured, length, count, n_played)``.
-
-    The history must have room for one more position (the caller grows it).
-    """
-    n = params[0]
-    player = state[2 * n + 2]
-    captured, length, count = _descend(state, params, action, keys, boards, length, out)
-    if n_played < played.shape[0]:
-        played[n_played] = player * n + action
-        n_played += 1
-    return captured, length, count, n_played
-
-
-@jit
-def _give_back(flags, node, action):
-    """Put ``action`` back into the untried moves of ``node`` (the tree was full)."""
-    mask = atomic_load(flags, (node, _UNTRIED))
-    while True:
-        found = atomic_cas(flags, (node, _UNTRIED), mask, mask | (1 << action))
-        if found == mask:
-            return
-        mask = found
-
-
-@jit
-def _descend_shared(weight, control, root_state, root_keys, root_boards, root_length, params, cfg, rng,
-                    links, flags, value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path,
-                    legal, played, endgame):
-    """Select and expand in the shared tree, counting ``weight`` visits on the way down (virtual loss).
-
-    Fills ``path[0..depth]``, the number of legal moves at each node of it
-    (``legal``) and ``played``; returns ``(depth, length, count, n_played,
-    reward, keys, boards)``: ``count`` is the legal actions of the position
-    reached (0 if the game is over there), ``reward`` South's reward if the
-    solver has proven that position, otherwise -1.  The descent itself
-    (:func:`_walk`) allocates nothing; it stops when the history is full,
-    to be grown here and the walk resumed.
-    """
-    length, count = _start(root_state, root_keys, root_boards, root_length, params, state, keys, boards, out)
-    path[0] = 0
-    legal[0] = count
-    atomic_add(links, (0, _VISITS), weight)
-    depth = 0
-    n_played = 0
-    while True:
-        full, depth, length, count, n_played, reward = _walk(
-            depth, length, count, n_played, weight, control, root_state[2 * params[0] + 2], params, cfg, rng,
-            links, flags, value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played,
-            endgame,
-        )
-        if not full:
-            return depth, length, count, n_played, reward, keys, boards
-        keys, boards = _grown(keys, boards, length)
-
-
-@jit(inline=False, allocates=False)
-def _walk(depth, length, count, n_played, weight, control, root_player, params, cfg, rng, links, flags, value, gain,
-          amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played, endgame):
-    """The descent of :func:`_descend_shared` from ``path[depth]``, until a new node, a final or proven position.
-
-    Returns ``(history full, depth, length, count, n_played, reward)``.
-    """
-    n = params[0]
-    size = 2 * n
-    capacity = links.shape[0]
-    solver = cfg[_SOLVER] != 0
-    node = path[depth]
-    reward = -1.0
-    while count > 0:
-        if solver and depth > 0:
-            reward = _proven_reward(node, depth, root_player, flags)
-            if reward >= 0:
-                break
-        if length + 1 >= keys.shape[0]:
-            return True, depth, length, count, n_played, reward
-        player = state[size + 2]
-        mask = atomic_load(flags, (node, _UNTRIED))
-        expand = False
-        if mask != 0:
-            action = _nth_bit(mask, _below(rng, _bit_count(mask)))
-            if atomic_cas(flags, (node, _UNTRIED), mask, mask & ~(1 << action)) != mask:
-                continue  # another thread took a move of this node meanwhile: look again
-            child = atomic_add(used, 0, 1)
-            if child >= capacity:  # the tree is full: play out from this node
-                _give_back(flags, node, action)
-                break
-            expand = True
-        elif atomic_load(links, (node, _FIRST)) < 0:
-            if atomic_load(control, 0) != 0:
-                break
-            relax()
-            continue  # another thread is linking this node's first child
-        else:
-            child = _select(node, player, cfg, links, flags, value, gain, amaf_n, amaf_w, history, rng)
-            action = flags[child, _ACTION]
-        captured, length, count, n_played = _step(state, params, action, keys, boards, length, out, played, n_played)
-        depth += 1
-        path[depth] = child
-        legal[depth] = count
-        if expand:
-            # Fill the node in, then publish it at the head of its parent's children.
-            links[child, _PARENT] = node
-            links[child, _FIRST] = -1
-            links[child, _VISITS] = weight
-            _fill_node(child, action, player, captured, state, size, out, count, solver, amaf_n.shape[0] == capacity,
-                       flags, value, gain, amaf_n, amaf_w, endgame)
-            first = atomic_load(links, (node, _FIRST))
-            while True:
-                links[child, _NEXT] = first
-                found = atomic_cas(links, (node, _FIRST), first, child)
-                if found == first:
-                    break
-                first = found
-            break
-        atomic_add(links, (child, _VISITS), weight)
-        node = child
-    return False, depth, length, count, n_played, reward
-
-
-@jit
-def _proven_reward(node, depth, root_player, flags):
-    """South's reward at ``node`` (``depth`` plies below the root) if the solver has proven it, else -1."""
-    if flags[node, _LOWER] != flags[node, _UPPER]:
-        return -1.0
-    proven = flags[node, _LOWER]
-    mover_reward = 1.0 if proven == WON else (0.0 if proven == LOST else 0.5)
-    return mover_reward if root_player ^ ((depth - 1) & 1) == 0 else 1.0 - mover_reward
-
-
-@jit
-def _tighten(flags, node, column, bound, better):
-    """Move ``flags[node, column]`` to ``bound`` if that is tighter (``better``: 1 raises, -1 lowers it).
-
-    Returns whether it moved.  Bounds only tighten, whatever the order of the threads' updates.
-    """
-    current = atomic_load(flags, (node, column))
-    while (bound - current) * better > 0:
-        found = atomic_cas(flags, (node, column), current, bound)
-        if found == current:
-            return True
-        current = found
-    return False
-
-
-@jit(inline=False, allocates=False)
-def _update_bounds_shared(node, legal, links, flags):
-    """The solver's bounds of ``node`` from its children's, in a tree other threads grow meanwhile.
-
-    As :func:`awale.search.mcts._update_bounds`, but a move counts as
-    expanded only once its child is linked (``legal`` moves in all), so a
-    child being linked by another thread cannot be missed; and each bound
-    only tightens.  Returns whether a bound changed.
-    """
-    best_lower = LOST
-    best_upper = LOST
-    linked = 0
-    child = links[node, _FIRST]
-    while child >= 0:
-        best_lower = max(best_lower, flags[child, _LOWER])
-        best_upper = max(best_upper, flags[child, _UPPER])
-        linked += 1
-        child = links[child, _NEXT]
-    if linked < legal:
-        best_upper = WON
-    raised = _tighten(flags, node, _LOWER, LOST + WON - best_upper, 1)
-    lowered = _tighten(flags, node, _UPPER, LOST + WON - best_lower, -1)
-    return raised or lowered
-
-
-@jit(inline=False, allocates=False)
-def _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value, amaf_n,
-                   amaf_w, history, seen):
-    """Add ``reward`` along ``path`` (the visits were counted on the way down), with AMAF, history and bounds."""
-    rave = cfg[_RAVE] > 0
-    seen[0] = 0
-    seen[1] = 0
-    ply = n_played - 1
-    for d in range(depth, -1, -1):
-        nd = path[d]
-        mover = root_player ^ ((d + 1) & 1)
-        atomic_add(value, nd, reward if mover == 0 else 1.0 - reward)
-        if rave:
-            while ply >= d:  # moves played at this depth or later
-                seen[played[ply] // n] |= 1 << (played[ply] % n)
-                ply -= 1
-            to_move = root_player ^ (d & 1)
-            mine = reward if to_move == 0 else 1.0 - reward
-            child = links[nd, _FIRST]
-            while child >= 0:
-                if (seen[to_move] >> flags[child, _ACTION]) & 1:
-                    atomic_add(amaf_n, child, 1)
-                    atomic_add(amaf_w, child, mine)
-                child = links[child, _NEXT]
-    if cfg[_HISTORY] != 0:
-        for k in range(n_played):
-            player = played[k] // n
-            atomic_add(history, (player, 0, played[k] % n), reward if player == 0 else 1.0 - reward)
-            atomic_add(history, (player, 1, played[k] % n), 1.0)
-    if cfg[_SOLVER] != 0:
-        for d in range(depth - 1, -1, -1):
-            if not _update_bounds_shared(path[d], legal[d], links, flags) and d < depth - 1:
-                break
-
-
-@jit
-def _root_open(flags):
-    """Whether the root is not proven yet (the search stops once it is)."""
-    return atomic_load(flags, (0, _LOWER)) != atomic_load(flags, (0, _UPPER))
-
-
-@jit(inline=False)
-def _iterate_tree(iterations, counter, control, root_state, root_keys, root_boards, root_length, params, cfg,
-                  rng, links, flags, value, gain, amaf_n, amaf_w, history, used, endgame):
-    """One thread of tree parallelisation: iterations until ``counter`` reaches ``iterations``; return how many.
-
-    Stops early when the tree is full, the root proven or ``control[0]`` set.
-    """
-    n = params[0]
-    capacity = links.shape[0]
-    root_player = root_state[2 * n + 2]
-    state, keys, boards, out, path, legal, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n,
-                                                                                capacity)
-    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
-    done = 0
-    while atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity and _root_open(flags):
-        if atomic_add(counter, 0, 1) >= iterations:
-            break
-        depth, length, count, n_played, reward, keys, boards = _descend_shared(
-            1, control, root_state, root_keys, root_boards, root_length, params, cfg, rng, links, flags, value,
-            gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played, endgame,
-        )
-        if reward < 0:
-            reward, n_played, keys, boards = _simulate(
-                state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
-                eval_work, eval_moves, eval_row,
-            )
-        _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
-                       amaf_n, amaf_w, history, seen)
-        done += 1
-    return done
-
-
-@jit(inline=False)
-def _iterate_leaf(iterations, threads, sync, control, path, legal, root_state, root_keys, root_boards,
-                  root_length, params, cfg, rng, links, flags, value, gain, amaf_n, amaf_w, history, used, endgame):
+def _iterate_leaf(iterations, threads, sync, tree, opt, root, rng, path, legal):
     """The descending thread of leaf parallelisation: ``iterations`` playouts, ``threads`` per new leaf.
 
     After each descent it publishes the path (``path``, ``legal`` and
@@ -447,32 +174,23 @@ def _iterate_leaf(iterations, threads, sync, control, path, legal, root_state, r
     helpers' (:func:`_leaf_helper`) before descending again.  Returns the
     playouts done.
     """
-    n = params[0]
-    capacity = links.shape[0]
-    root_player = root_state[2 * n + 2]
-    state, keys, boards, out, _, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
-    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
+    capacity = tree.links.shape[0]
+    root_player = root.state[root.state.shape[0] - 3]
+    work = new_work(root, opt, path, legal, rng)
     done = 0
-    while done < iterations and atomic_load(control, 0) == 0 and atomic_load(used, 0) < capacity \
-            and _root_open(flags):
+    while done < iterations and atomic_load(tree.control, 0) == 0 and atomic_load(tree.used, 0) < capacity \
+            and root_open(tree, 1):
         active = min(threads, iterations - done)
-        depth, length, count, n_played, reward, keys, boards = _descend_shared(
-            active, control, root_state, root_keys, root_boards, root_length, params, cfg, rng, links, flags,
-            value, gain, amaf_n, amaf_w, history, used, state, keys, boards, out, path, legal, played, endgame,
-        )
+        depth, length, count, n_played, reward, work = descend(tree, opt, root, work, active)
         sync[_DONE] = 0
         sync[_ACTIVE] = active
         sync[_DEPTH] = depth
         atomic_add(sync, _GEN, 1)  # publish the leaf to the helpers
         if reward < 0:
-            reward, n_played, keys, boards = _simulate(
-                state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
-                eval_work, eval_moves, eval_row,
-            )
-        _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags, value,
-                       amaf_n, amaf_w, history, seen)
+            reward, n_played, work = simulate(work, opt, root.params, length, count, n_played)
+        backup(tree, opt, work, root_player, depth, reward, n_played)
         spins = 0
-        while atomic_load(sync, _DONE) < active - 1 and atomic_load(control, 0) == 0:
+        while atomic_load(sync, _DONE) < active - 1 and atomic_load(tree.control, 0) == 0:
             spins += 1  # wait for the helpers' playouts: spin a little, then give the core away
             if spins > _SPINS:
                 relax()
@@ -481,15 +199,37 @@ def _iterate_leaf(iterations, threads, sync, control, path, legal, root_state, r
     return done
 
 
+@jit
+def _follow(tree, root, work, depth):
+    """Replay the published path down to ``depth`` in ``work``; return ``(length, count, n_played, work)``."""
+    state, played = work.state, work.played
+    for i in range(root.state.shape[0]):
+        state[i] = root.state[i]
+    copy_history(root.keys, root.boards, root.length, work.keys, work.boards)
+    length = root.length
+    count = legal_actions(state, root.params, work.out)
+    n = root.params[0]
+    n_played = 0
+    for d in range(1, depth + 1):
+        if length + 1 >= work.keys.shape[0]:
+            keys, boards = grown(work.keys, work.boards, length)
+            work = Work(state, keys, boards, work.out, work.path, work.legal, played, work.seen, work.scratch,
+                        work.eval_work, work.eval_moves, work.eval_row, work.rng)
+        action = tree.flags[work.path[d], ACTION]
+        player = state[2 * n + 2]
+        _, length, count = advance(state, root.params, action, work.keys, work.boards, length, work.out)
+        if n_played < played.shape[0]:
+            played[n_played] = player * n + action
+            n_played += 1
+    return length, count, n_played, work
+
+
 @jit(inline=False)
-def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_boards, root_length, params, cfg,
-                 rng, links, flags, value, amaf_n, amaf_w, history, endgame):
+def _leaf_helper(index, sync, tree, opt, root, rng, path, legal):
     """A helper thread of leaf parallelisation: one playout from each leaf published, until told to stop."""
-    n = params[0]
-    root_player = root_state[2 * n + 2]
-    solver = cfg[_SOLVER] != 0
-    state, keys, boards, out, _, _, played, scratch, seen = _work_arrays(root_state, root_length, 2 * n, 0)
-    eval_work, eval_moves, eval_row = _evaluation_space(root_state, cfg, n)
+    root_player = root.state[root.state.shape[0] - 3]
+    solver = opt.cfg[SOLVER] != 0
+    work = new_work(root, opt, path, legal, rng)
     generation = 0
     spins = 0
     while True:
@@ -498,27 +238,15 @@ def _leaf_helper(index, sync, control, path, legal, root_state, root_keys, root_
             generation = published
             if index < sync[_ACTIVE]:
                 depth = sync[_DEPTH]
-                length, count = _start(root_state, root_keys, root_boards, root_length, params, state, keys,
-                                       boards, out)
-                n_played = 0
-                for d in range(1, depth + 1):
-                    if length + 1 >= keys.shape[0]:
-                        keys, boards = _grown(keys, boards, length)
-                    _, length, count, n_played = _step(
-                        state, params, flags[path[d], _ACTION], keys, boards, length, out, played, n_played
-                    )
-                reward = _proven_reward(path[depth], depth, root_player, flags) if solver and depth > 0 else -1.0
+                length, count, n_played, work = _follow(tree, root, work, depth)
+                reward = proven_reward(tree.flags, path[depth], depth, root_player) if solver and depth > 0 else -1.0
                 if reward < 0:
-                    reward, n_played, keys, boards = _simulate(
-                        state, params, cfg, keys, boards, length, out, count, rng, played, n_played, scratch, endgame,
-                        eval_work, eval_moves, eval_row,
-                    )
-                _backup_shared(path, legal, depth, reward, played, n_played, root_player, n, cfg, links, flags,
-                               value, amaf_n, amaf_w, history, seen)
+                    reward, n_played, work = simulate(work, opt, root.params, length, count, n_played)
+                backup(tree, opt, work, root_player, depth, reward, n_played)
                 atomic_add(sync, _DONE, 1)
             spins = 0
             continue
-        if atomic_load(sync, _STOP) != 0 or atomic_load(control, 0) != 0:
+        if atomic_load(sync, _STOP) != 0 or atomic_load(tree.control, 0) != 0:
             return generation
         spins += 1
         if spins > _SPINS:
@@ -559,38 +287,27 @@ class SharedTree(SearchTree):
         return {**super()._kept(), "threads": self.threads, "scheme": self.scheme, "_rngs": self._rngs}
 
     def _chunk(self, size: int) -> Tuple[int, int]:
-        game = self.game
-        root = (game._state, game._keys, game._boards, game._length, game.rules.params, self._cfg)
-        tree = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w, self.history)
-        used = np.array([self.used], dtype=np.int64)
-        control = np.zeros(1, dtype=np.int64)
+        tree = self.arrays()
+        root, opt = self.root(), self.options(shared=True)
 
         def stop() -> None:
-            control[0] = 1
+            tree.control[0] = 1
 
         if self.scheme == "tree":
             counter = np.zeros(1, dtype=np.int64)
-            tasks = [
-                (lambda rng=rng: _iterate_tree(size, counter, control, *root, rng, *tree, used, self._endgame))
-                for rng in self._rngs
-            ]
+            tasks = [(lambda rng=rng: iterate(size, counter, tree, opt, root, rng)) for rng in self._rngs]
             done = sum(_in_threads(tasks, stop))
         else:
             sync = np.zeros(5, dtype=np.int64)
             path = np.empty(self.capacity + 1, dtype=np.int64)
             legal = np.empty(self.capacity + 1, dtype=np.int64)
-            links, flags, value, _, amaf_n, amaf_w, history = tree
-            master = [
-                lambda: _iterate_leaf(size, self.threads, sync, control, path, legal, *root, self._rngs[0], *tree, used,
-                                      self._endgame)
-            ]
+            master = [lambda: _iterate_leaf(size, self.threads, sync, tree, opt, root, self._rngs[0], path, legal)]
             helpers = [
-                (lambda i=i: _leaf_helper(i, sync, control, path, legal, *root, self._rngs[i], links, flags, value,
-                                          amaf_n, amaf_w, history, self._endgame))
+                (lambda i=i: _leaf_helper(i, sync, tree, opt, root, self._rngs[i], path, legal))
                 for i in range(1, self.threads)
             ]
             done = _in_threads(master + helpers, stop)[0]
-        return int(done), min(int(used[0]), self.capacity)
+        return int(done), min(int(tree.used[0]), self.capacity)
 
 
 class RootForest:
@@ -684,11 +401,11 @@ class RootForest:
                 merged[child.action] = (
                     visits + child.visits,
                     total + child.mean * child.visits,
-                    max(lower, _RESULTS[child.lower]),
-                    min(upper, _RESULTS[child.upper]),
+                    max(lower, RESULTS[child.lower]),
+                    min(upper, RESULTS[child.upper]),
                 )
         return [
-            ChildStats(action, visits, total / visits if visits else 0.0, _RESULT_NAMES[lower], _RESULT_NAMES[upper])
+            ChildStats(action, visits, total / visits if visits else 0.0, RESULT_NAMES[lower], RESULT_NAMES[upper])
             for action, (visits, total, lower, upper) in sorted(merged.items())
         ]
 
