@@ -31,8 +31,10 @@ def test_depth_games_are_reproducible():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("champion(time=None)", "a time or a depth"),
-    ("champion(time=0.1, depth=3)", "not both"),
+    ("champion(time=None)", "one of time, depth or nodes, got none"),
+    ("champion(time=0.1, depth=3)", "got time and depth"),
+    ("champion(depth=3, nodes=1000)", "got depth and nodes"),
+    ("champion(nodes=0)", "at least 1"),
     ("champion(depth=0)", "at least 1"),
     ("champion(time=-1)", "at least"),
     ("champion(book=1)", "True or False"),

@@ -150,7 +150,8 @@ def test_rules_at_their_limits_work():
     assert child.plies == 1
 
 
-@pytest.mark.parametrize("spec", ["uct(time=1e9)", "mcts(time=1e9)", "flat(time=86401.0)"])
+@pytest.mark.parametrize("spec", ["uct(time=1e9)", "mcts(time=1e9)", "flat(time=86401.0)", "minimax(time=1e9)",
+                                  "champion(time=86401.0)"])
 def test_time_budgets_beyond_a_day_are_refused_at_once(spec):
     """A time budget over MAX_SECONDS is refused by the parser, in one line, before any search."""
     with pytest.raises(ValueError, match=r"time must be at most 86400\.0") as error:

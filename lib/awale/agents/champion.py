@@ -28,7 +28,7 @@ from typing import Any, Optional
 from .. import book as _book
 from ..game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES
-from .base import Agent, Param, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import endgame_param
 from .minimax import Minimax
 
@@ -61,7 +61,8 @@ class Champion(Agent):
 
     name = "champion"
     params = (
-        Param("time", float, 0.5, minimum=0.001, optional=True, doc="seconds per move (unless depth is given)"),
+        Param("time", float, 0.5, minimum=0.001, maximum=MAX_SECONDS, optional=True,
+              doc="seconds per move (unless depth or nodes is given)"),
         Param("depth", int, None, minimum=1, maximum=MAX_DEPTH, optional=True,
               doc="search to this depth instead of for a time (reproducible games)"),
         Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,

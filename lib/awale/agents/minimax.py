@@ -14,7 +14,7 @@ import numpy as np
 from ..evaluation import load_evaluation
 from ..game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
-from .base import Agent, Param, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import endgame_action, endgame_database, endgame_param
 
 __all__ = ["Minimax"]
@@ -57,7 +57,7 @@ class Minimax(Agent):
     params = (
         Param("depth", int, 4, minimum=1, maximum=MAX_DEPTH, optional=True,
               doc="plies to search (None: to the end of the game; the default with a time)"),
-        Param("time", float, None, minimum=0.001, optional=True,
+        Param("time", float, None, minimum=0.001, maximum=MAX_SECONDS, optional=True,
               doc="seconds per move, by iterative deepening (depth then caps the depth)"),
         Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
               doc="positions to visit per move, by iterative deepening (reproducible; depth then caps the depth)"),
