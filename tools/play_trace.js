@@ -8,8 +8,8 @@
 // such a position may be one the rules refuse, which is compared too), or other rules drawn at random (board
 // size, seeds, feed rule, grand-slam variant, repetition, seeds left, ply limit) from their initial position.
 // Moves are uniformly random, or in one game in three the biggest capture half of the time (grand slams and
-// long capture chains come up more often).  For the first `positions` games, a ply is drawn and the αβ value of
-// each legal action at that ply, 1 to 6 plies deep, is recorded.
+// long capture chains come up more often).  In the first `positions` games played (a refused start is not one),
+// a ply among the first 40 is drawn and the αβ value of each legal action there, 1 to 6 plies deep, is recorded.
 (function (root, factory) {
   "use strict";
   if (typeof module === "object" && module.exports) {
@@ -31,13 +31,14 @@
     };
   }
 
-  // A random position of Abapa with 1 to 14 seeds on the board; the captures share the rest without ending the
-  // game when they can.
+  // A random position of Abapa with 1 to 14 seeds on the board and the player to move drawn at random.
   function randomStart(rng) {
     const rules = E.ABAPA, pits = new Array(rules.size).fill(0);
     const onBoard = 1 + rng.below(14);
     for (let s = 0; s < onBoard; s++) pits[rng.below(rules.size)] += 1;
-    const rest = rules.total - onBoard, south = rng.below(rest + 1);
+    // Captures within half the seeds each, so that the game goes on; one start in eight splits them anyhow.
+    const rest = rules.total - onBoard, half = rules.total >> 1, low = Math.max(0, rest - half);
+    const south = rng.below(8) === 0 ? rng.below(rest + 1) : low + rng.below(Math.min(rest, half) - low + 1);
     return {pits: pits, captures: [south, rest - south], player: rng.below(2)};
   }
 
@@ -47,6 +48,7 @@
 
   function trace(first, count, positions) {
     const games = [];
+    let probed = 0;
     for (let index = first; index < first + count; index++) {
       const rng = new E.Random(index * 2654435761 + 12345);
       const kind = index % 10;
@@ -65,15 +67,8 @@
         game = E.Game.initial(rules);
       }
       const greedy = rng.below(3) === 0;
-      const plies = [];
-      const probe = index < first + positions ? rng.below(40) : -1;
-      let values = null;
+      const plies = [], seen = [game];
       while (!game.finished) {
-        if (plies.length === probe) {
-          const depth = 1 + rng.below(6);
-          const found = new A.AlphaBeta(rules).actionValues(game, depth);
-          values = {ply: plies.length, depth: depth, values: game.legal.map(a => found.values.get(a) || 0)};
-        }
         let action = game.legal[rng.below(game.legal.length)];
         if (greedy && rng.below(2) === 0) {
           let most = -1;
@@ -88,6 +83,15 @@
         plies.push([legal, action, ply.captured, ply.capturedPits.join(","), ply.grandSlam ? 1 : 0, ply.ending,
                     board(done.game)]);
         game = done.game;
+        seen.push(game);
+      }
+      // The αβ values at a random ply of the game (the games are immutable: any position of it can be searched).
+      let values = null;
+      if (probed < positions) {
+        probed += 1;
+        const at = rng.below(Math.min(40, seen.length - 1)), depth = 1 + rng.below(6), position = seen[at];
+        const found = new A.AlphaBeta(rules).actionValues(position, depth);
+        values = {ply: at, depth: depth, values: position.legal.map(a => found.values.get(a) || 0)};
       }
       games.push({index: index, rules: rulesFields, start: start, plies: plies, values: values});
     }
