@@ -141,9 +141,9 @@ def compare(games: list[dict]) -> Report:
     return report
 
 
-def node_traces(first: int, count: int, positions: int, node: str = "node") -> list[dict]:
-    """Games ``first .. first + count - 1`` of tools/play_trace.js, played by the page's engine under node."""
-    done = subprocess.run([node, str(TRACE), str(first), str(count), str(positions)], capture_output=True, text=True,
+def node_traces(first: int, count: int, positions: int, node: str = "node", trace: Path = TRACE) -> list[dict]:
+    """Games ``first .. first + count - 1`` of tools/play_trace.js (or ``trace``), played by the engine under node."""
+    done = subprocess.run([node, str(trace), str(first), str(count), str(positions)], capture_output=True, text=True,
                           check=False, timeout=3600)
     if done.returncode != 0:
         raise RuntimeError(f"node {TRACE.name} failed: {done.stderr.strip()[-2000:]}")
@@ -158,7 +158,7 @@ def check_node(games: int, positions: int) -> Report:
     report = Report()
     for first in range(0, games, CHUNK):
         count = min(CHUNK, games - first)
-        report.add(compare(node_traces(first, count, max(0, min(count, positions - first)), node)))
+        report.add(compare(node_traces(first, count, max(0, positions - report.positions), node)))
     return report
 
 

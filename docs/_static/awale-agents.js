@@ -325,7 +325,7 @@
     {spec: "browser-minimax(depth=6)", label: "αβ minimax, 6 plies", make: seed => minimaxAgent({seed: seed, depth: 6})},
     {spec: "browser-uct(iterations=1000)", label: "UCT, 1,000 playouts", make: seed => uctAgent({seed: seed, iterations: 1000})},
     {spec: "browser-uct(iterations=5000)", label: "UCT, 5,000 playouts", make: seed => uctAgent({seed: seed, iterations: 5000})},
-    {spec: "browser-uct(iterations=20000)", label: "UCT, 20,000 playouts", make: seed => uctAgent({seed: seed, iterations: 20000})},
+    {spec: "browser-uct(iterations=10000)", label: "UCT, 10,000 playouts", make: seed => uctAgent({seed: seed, iterations: 10000})},
     {spec: "browser-minimax(nodes=500000)", label: "αβ minimax, deepening, ½ million positions (strongest)",
      make: seed => minimaxAgent({seed: seed, nodes: 500000})},
   ];
