@@ -128,15 +128,17 @@ class PlayStrength(SphinxDirective):
             return [nodes.paragraph(text=f"This copy of the thesis has no measurement of the page's opponents "
                                          f"({relative}): tools/play_strength.py makes it.")]
         rows = strength_rows(path)
-        header = ("page's agent", "against the library's", "games", "won-drawn-lost", "score [95 % interval]",
-                  "page: s a move, mean (longest)", "library: s a move, mean (longest)")
+        agents = ", ".join(dict.fromkeys(row["browser"] for row in rows))
+        header = ("against", "games", "won-drawn-lost", "score [95 % interval]", "s a move: page (longest)",
+                  "library (longest)")
         body = [
-            (f"{row['browser']}", row["opponent"], f"{row['games']}", f"{row['wins']}-{row['draws']}-{row['losses']}",
+            (row["opponent"], f"{row['games']}", f"{row['wins']}-{row['draws']}-{row['losses']}",
              f"{100 * row['score']:.1f} % [{100 * row['low']:.1f}, {100 * row['high']:.1f}]",
              f"{row['browser_mean']:.2f} ({row['browser_max']:.2f})",
              f"{row['opponent_mean']:.2f} ({row['opponent_max']:.2f})")
             for row in rows
         ]
+        intro = nodes.paragraph(text=f"The page's agent: {agents}; its results, from {relative}:")
         table = nodes.table(classes=["awale-play-strength"])
         group = nodes.tgroup(cols=len(header))
         table += group
@@ -152,7 +154,7 @@ class PlayStrength(SphinxDirective):
             parent += row
         group += head
         group += rows_node
-        return [table]
+        return [intro, table]
 
 
 def _assets(app, pagename, templatename, context, doctree) -> None:

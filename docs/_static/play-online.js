@@ -132,7 +132,9 @@
           `${PLAYERS[mover]} can expect after the best replies; W+n is a forced win by n seeds, L−n a forced loss.`);
       } else if (t.kind === "uct") {
         const list = [];
-        for (const [action, s] of t.stats) {
+        for (const action of found.before.legal) {
+          const s = t.stats.get(action);
+          if (s === undefined) continue;
           notes[pit(action)] = `${Math.round(100 * s.winRate)}%`;
           list.push(`${B.label(pit(action), n)} ${s.visits.toLocaleString("en")} visits, ${(100 * s.winRate).toFixed(1)} %`);
         }
