@@ -35,7 +35,7 @@ from awale.experiments.stats import compare
 ROOT = Path(__file__).resolve().parents[1]
 AGENT = ROOT / "tools" / "play_agent.js"
 BROWSER = "browser-minimax(nodes=500000)"
-OPPONENTS = ("minimax(depth=8)", "uct(iterations=100000)")
+OPPONENTS = ("minimax(depth=8)", "uct(iterations=20000)")
 COLUMNS = ("browser", "opponent", "game", "browser_side", "opening", "moves", "plies", "south_captures",
            "north_captures", "browser_score", "browser_seconds_mean", "browser_seconds_max",
            "opponent_seconds_mean", "opponent_seconds_max")
