@@ -221,11 +221,18 @@
       render();
     }
 
+    // Copy the game file: the clipboard API where the browser allows it, else the older command; the text stays
+    // selected either way, for the reader to copy by hand if both are refused.
     function copy() {
       out.select();
-      const done = () => { error.textContent = ""; $(".awale-play-copied").textContent = "copied"; };
-      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(out.value).then(done, () => {});
-      else { try { if (document.execCommand("copy")) done(); } catch (ignored) { /* the text stays selected */ } }
+      const say = text => { $(".awale-play-copied").textContent = text; };
+      const older = () => {
+        let done = false;
+        try { done = document.execCommand("copy"); } catch (refused) { done = false; }
+        say(done ? "copied" : "the browser refused: the text is selected, copy it by hand");
+      };
+      if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(out.value).then(() => say("copied"), older);
+      else older();
     }
 
     const actions = {
