@@ -10,7 +10,8 @@ checks the engine against the library and plays the page in Chromium.
 ``.. play-strength::`` reads the games of ``tools/play_strength.py`` (option ``:file:``, default
 ``data/play-online-strength.csv``) and makes a table: for each library agent, the games played, the page agent's
 wins, draws and losses, its score with a 95 % Wilson interval (``awale.experiments.stats.compare``) and both
-sides' time per move.  No game is played during the build.
+sides' time per move.  ``.. play-speed::`` reads the timing of every opponent by ``tools/play_speed.js`` (option
+``:file:``, default ``data/play-online-speed.csv``).  No game is played during the build.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from sphinx.util.docutils import SphinxDirective
 SCRIPTS = ("awale-engine.js", "awale-agents.js", "awale-board.js", "play-online.js")
 STYLES = ("awale-board.css", "play-online.css")
 DEFAULT_DATA = "data/play-online-strength.csv"
+SPEED_DATA = "data/play-online-speed.csv"
 
 
 class play_online_board(nodes.General, nodes.Element):
@@ -114,6 +116,48 @@ def strength_rows(path: Path) -> list[dict]:
     return rows
 
 
+def _table(header: tuple[str, ...], body: list[tuple[str, ...]], css: str) -> nodes.table:
+    """A docutils table of strings, the header in bold."""
+    table = nodes.table(classes=[css])
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    for _ in header:
+        group += nodes.colspec(colwidth=1)
+    head, rows = nodes.thead(), nodes.tbody()
+    for cells, parent in [(header, head), *((cells, rows) for cells in body)]:
+        row = nodes.row()
+        for cell in cells:
+            entry = nodes.entry()
+            entry += nodes.paragraph(text=cell)
+            row += entry
+        parent += row
+    group += head
+    group += rows
+    return table
+
+
+class PlaySpeed(SphinxDirective):
+    """``.. play-speed::``: the time each opponent of the page takes a move (tools/play_speed.js)."""
+
+    has_content = False
+    option_spec = {"file": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        relative = self.options.get("file", SPEED_DATA)
+        path = Path(self.env.app.confdir) / relative
+        self.env.note_dependency(str(path))
+        if not path.is_file():
+            return [nodes.paragraph(text=f"This copy of the thesis has no timing of the page's opponents ({relative}): "
+                                         "node tools/play_speed.js makes it.")]
+        with open(path, newline="", encoding="utf-8") as file:
+            rows = list(csv.DictReader(file))
+        header = ("opponent", "positions", "processor s a move: mean (longest)", "wall-clock s: mean (longest)")
+        body = [(row["opponent"], row["positions"],
+                 f"{float(row['cpu_seconds_mean']):.3f} ({float(row['cpu_seconds_max']):.3f})",
+                 f"{float(row['wall_seconds_mean']):.3f} ({float(row['wall_seconds_max']):.3f})") for row in rows]
+        return [_table(header, body, "awale-play-speed")]
+
+
 class PlayStrength(SphinxDirective):
     """``.. play-strength::``: the table of the page's strongest opponent against the library's agents."""
 
@@ -139,22 +183,7 @@ class PlayStrength(SphinxDirective):
             for row in rows
         ]
         intro = nodes.paragraph(text=f"The page's agent: {agents}; its results, from {relative}:")
-        table = nodes.table(classes=["awale-play-strength"])
-        group = nodes.tgroup(cols=len(header))
-        table += group
-        for _ in header:
-            group += nodes.colspec(colwidth=1)
-        head, rows_node = nodes.thead(), nodes.tbody()
-        for cells, parent in [(header, head), *((cells, rows_node) for cells in body)]:
-            row = nodes.row()
-            for cell in cells:
-                entry = nodes.entry()
-                entry += nodes.paragraph(text=cell)
-                row += entry
-            parent += row
-        group += head
-        group += rows_node
-        return [intro, table]
+        return [intro, _table(header, body, "awale-play-strength")]
 
 
 def _assets(app, pagename, templatename, context, doctree) -> None:
@@ -174,5 +203,6 @@ def setup(app):
     app.add_node(play_online_board, html=(_skip, None), latex=(_skip, None), text=(_skip, None))
     app.add_directive("play-online", PlayOnline)
     app.add_directive("play-strength", PlayStrength)
+    app.add_directive("play-speed", PlaySpeed)
     app.connect("html-page-context", _assets)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
