@@ -53,6 +53,7 @@ class Report:
     games: int = 0
     plies: int = 0
     refused: int = 0
+    slams: int = 0
     positions: int = 0
     endings: Counter = field(default_factory=Counter)
     problems: list[str] = field(default_factory=list)
@@ -61,6 +62,7 @@ class Report:
         self.games += other.games
         self.plies += other.plies
         self.refused += other.refused
+        self.slams += other.slams
         self.positions += other.positions
         self.endings.update(other.endings)
         self.problems += other.problems
@@ -68,7 +70,8 @@ class Report:
     def summary(self) -> str:
         endings = ", ".join(f"{count:,} {name}" for name, count in self.endings.most_common())
         return (f"{self.games:,} games ({self.refused:,} of them from a position both refuse), {self.plies:,} plies "
-                f"identical; endings: {endings}; αβ values equal on {self.positions:,} positions")
+                f"identical ({self.slams:,} grand slams that took nothing); endings: {endings}; αβ values equal on "
+                f"{self.positions:,} positions")
 
 
 def _outcome(game: Game) -> int:
@@ -134,6 +137,7 @@ def compare(games: list[dict]) -> Report:
                 break
             game = ply.game
             report.plies += 1
+            report.slams += slam
         else:
             if not game.game_finished:
                 report.problems.append(f"{name}: the page's game ended, the library's goes on")
