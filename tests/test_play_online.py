@@ -184,6 +184,22 @@ def test_the_committed_measurement_is_read_by_the_page():
     assert all(row["games"] >= 20 for row in rows)
 
 
+def test_every_measured_game_is_a_legal_finished_game_with_its_result():
+    from awale.experiments.store import decode_moves
+    from awale.record import replay
+
+    with open(ROOT / play_online.DEFAULT_DATA, newline="", encoding="utf-8") as file:
+        games = list(csv.DictReader(file))
+    for game in games:
+        moves = decode_moves(game["moves"])
+        assert game["moves"].startswith(game["opening"]) and len(moves) == int(game["plies"])
+        final = replay(moves)[-1].game
+        assert final.game_finished
+        assert final.captures == (int(game["south_captures"]), int(game["north_captures"]))
+        side = 0 if game["browser_side"] == "South" else 1
+        assert float(game["browser_score"]) == (0.5 if final.winner is None else float(final.winner == side))
+
+
 def test_the_measurements_are_of_the_opponents_the_page_offers(node):
     """The timing covers every opponent of the menu and the strength its strongest: a change of the list (or of a
     budget) needs them measured again (node tools/play_speed.js, python tools/play_strength.py)."""
