@@ -110,6 +110,7 @@ check-site: html
 	@test -x $(CHROMIUM) || { echo "make check-site needs Chromium: apt-get install -y chromium"; exit 1; }
 	$(BIN)/python tools/check_site.py --chromium $(CHROMIUM) $(BUILDDIR)/html
 	$(BIN)/python tools/check_viewer.py --chromium $(CHROMIUM) $(BUILDDIR)/html
+	$(BIN)/python tools/check_play.py --chromium $(CHROMIUM) $(BUILDDIR)/html
 
 clean:
 	rm -rf $(VENV) _build .pytest_cache .hypothesis

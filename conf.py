@@ -85,6 +85,7 @@ extensions = [
     "output_figure",  # docs/_ext: a cell's picture as a numbered figure
     "edition",  # docs/_ext: version, revision and date on the title page
     "game_viewer",  # docs/_ext: stored games replayed on a board in the browser
+    "play_online",  # docs/_ext: the board to play on in the browser, and its opponents' measured strength
 ]
 
 language = "en"

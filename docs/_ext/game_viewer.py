@@ -3,7 +3,7 @@
 Each game that :func:`awale.experiments.showcase.pick_games` picks from the experiment store becomes a section
 with a board, buttons to go to the start, back one ply, play, step one ply, go to the end, and the list of its
 moves (each a button that jumps to the position after it).  The positions are computed here, by the library,
-and written into the page as JSON; ``docs/_static/game-viewer.js`` only draws them as SVG, so the page needs
+and written into the page as JSON; ``docs/_static/game-viewer.js`` only draws them as SVG (with awale-board.js), so the page needs
 nothing but its own files.  ``tools/check_viewer.py`` steps through the games in Chromium and compares every
 board with the positions the library computes.
 
@@ -21,8 +21,8 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-SCRIPT = "game-viewer.js"
-STYLE = "game-viewer.css"
+SCRIPTS = ("awale-board.js", "game-viewer.js")  # the board drawing, shared with the page "Play in the browser"
+STYLES = ("awale-board.css", "game-viewer.css")
 _PLAYERS = ("South", "North")
 
 
@@ -124,8 +124,10 @@ class GameViewer(SphinxDirective):
 def _assets(app, pagename, templatename, context, doctree) -> None:
     """The viewer's script and style, on the pages that have viewers only."""
     if doctree is not None and any(True for _ in doctree.findall(game_viewer_games)):
-        app.add_js_file(SCRIPT, loading_method="defer")
-        app.add_css_file(STYLE)
+        for script in SCRIPTS:
+            app.add_js_file(script, loading_method="defer")
+        for style in STYLES:
+            app.add_css_file(style)
 
 
 def _skip(self, node) -> None:
