@@ -140,7 +140,7 @@ def test_citations_give_authors_and_year(project, chapter):
     bibliography = (project / "_build" / "html" / "docs" / "bibliography.html").read_text(encoding="utf-8")
     # The works cited here and on the title page, in the alphabetical order of their first authors.
     entries = re.findall(r'role="doc-biblioentry">(.*?)</div>', bibliography, re.S)
-    first_authors = ["Browne", "Coulom", "Kocsis", "Lanctot", "Marchant", "Romein"]
+    first_authors = ["Browne", "Coulom", "Holm", "Kocsis", "Lanctot", "Marchant", "Romein"]
     assert len(entries) == len(first_authors)
     assert all(author in entry for author, entry in zip(first_authors, entries))
 

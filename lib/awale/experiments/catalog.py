@@ -84,11 +84,12 @@ The experiments marked :attr:`Experiment.equal_time` (``factorial`` and the
 four ``curves-T ms``) hold equal time as a measured fact: every
 agent's budget (UCT's iterations; for αβ, the nodes of an iterative deepening
 under a node budget, never a fixed depth, whose time varies tenfold within a
-game) was fitted to the target time per move on the same 400 positions on an
+game) was fitted to the target time per move on the same 427 positions on an
 idle core (:mod:`awale.experiments.calibration`, :data:`CURVE_BUDGETS`), so
-that both sides of a pairing take the same time within 10 %, and
-``python -m awale experiment calibrate`` measures that again on any machine.
-The budgets stay machine-independent, so the games replay.
+that both sides of a pairing take the same time within 10 %;
+``python -m awale experiment calibrate`` measures that again on any machine,
+and ``--replay K`` on the positions of K stored games of each pairing.  The
+budgets stay machine-independent, so the games replay.
 
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
 its games depend on the machine's speed and load, cannot be replayed move
@@ -156,6 +157,16 @@ __all__ = [
     "KNOWLEDGE_CHECKS",
     "PARALLEL_SECONDS",
     "PARALLEL_THREADS",
+    "CURVE_MS",
+    "CURVE_BUDGETS",
+    "CURVES",
+    "FACTORIAL_MS",
+    "FACTORIAL_CELLS",
+    "FACTORIAL_REFERENCE",
+    "at_time",
+    "curves",
+    "factorial",
+    "book",
 ]
 
 #: Iterations per move of every search unless the experiment varies it.
@@ -243,7 +254,8 @@ CURVE_MS = (10, 30, 100, 300)
 #: The budget of each agent family of :data:`awale.experiments.calibration.FAMILIES` that takes each time of
 #: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells), fitted by
 #: ``python -m awale experiment calibrate --fit FAMILY --targets MS`` on an idle core of the development
-#: machine (``data/curves/calibration.csv``); UCT's iterations, αβ's nodes.
+#: machine (``data/curves/calibration.csv``), the 10 ms ones then corrected by the check of each pairing
+#: (``data/curves/check.csv``); UCT's iterations, αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {10: 3000, 30: 9000, 100: 28000, 300: 77000},
     "uct + evaluation": {10: 8100, 30: 20000, 100: 59000, 300: 150000},
@@ -294,8 +306,6 @@ FACTORIAL_REFERENCE = "uct + evaluation"
 def at_time(family: str, milliseconds: int) -> str:
     """The spec of ``family`` at its calibrated budget for ``milliseconds`` a move (:data:`CURVE_BUDGETS`)."""
     return FAMILIES[family].format(n=CURVE_BUDGETS[family][milliseconds])
-
-
 
 
 # --------------------------------------------------------------------------- the experiments
@@ -425,7 +435,7 @@ def book() -> List[Pairing]:
     """The champion with its opening book against the same without, with the same nodes per searched move.
 
     The budget is the champion's of :data:`FACTORIAL_MS` ms a move.  A book move takes no time, so the side
-    without the book spends more time per move on average: the test asks what the book adds to the same
+    without the book can spend more time per move on average: the test asks what the book adds to the same
     search, which is how a player with a fixed time per move would use it, not an equal-time comparison.
     """
     champion = at_time("champion", FACTORIAL_MS)
