@@ -20,7 +20,9 @@ agent, so that the budgets can be chosen to match:
 
 Each agent plays every move of the games in turn (one agent per game, so a
 transposition table carries over as it does in play), after one move that
-compiles it.  Writes ``calibration.csv`` beside this script: one row per measured
+compiles it (``awale.experiments.calibration.seconds_per_move``, which the
+equal-time experiments use too; since 2026-11-25 it also loads an agent's
+endgame database before timing).  Writes ``calibration.csv`` beside this script: one row per measured
 spec, with its mean seconds per move and its ratio to the target.  Run it on
 otherwise idle cores: the figures are times.
 """
@@ -28,11 +30,10 @@ otherwise idle cores: the figures are times.
 import argparse
 import csv
 import os
-import time
 
 from awale import Game
-from awale.agents import parse
 from awale.experiments import load
+from awale.experiments.calibration import seconds_per_move
 from awale.experiments.store import decode_moves, rules_from_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -75,21 +76,6 @@ def positions(store, games):
             found[-1].append(game)
             game = game.step(action)[0]
     return found
-
-
-def seconds_per_move(spec, games):
-    """Mean seconds of an agent's moves over every position of ``games`` (after a first, compiling move)."""
-    agent = parse(spec)
-    agent.act(games[0][0])
-    elapsed, moves = 0.0, 0
-    for game in games:
-        agent.reset()
-        start = time.perf_counter()
-        for position in game:
-            agent.act(position)
-        elapsed += time.perf_counter() - start
-        moves += len(game)
-    return elapsed / moves
 
 
 def main():
