@@ -7,11 +7,11 @@ Which budgets take equal time is a measurement, made here:
 * the positions: every ply of games of the ``knowledge`` experiment in
   ``data/experiments.sqlite`` between two searches, one of each pairing, in a
   fixed mixed order (openings, middle games and endings as strong players
-  reach them), :data:`POSITIONS` of them;
+  reach them), whole games until there are at least :data:`POSITIONS`;
 * an agent's time per move: it plays every position of a game in turn (so its
   transposition table or tree carries over as in play, and OpenSpiel's bots
-  can follow the game), reset between games, after moves that compile it and
-  load what it needs;
+  can follow the game), reset between games, after its endgame database is
+  loaded and one untimed move has compiled it;
 * :func:`fit` sets a budget from the time per unit at a first guess (search
   time grows about linearly with the budget), then measures and corrects it
   until it is within :data:`TOLERANCE` of the target;
@@ -24,8 +24,8 @@ Which budgets take equal time is a measurement, made here:
 
 ``python -m awale experiment calibrate`` runs the check on the reader's machine,
 ``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
-were found; ``data/curves/calibration.csv``).  Run it on idle cores: the figures
-are times.
+were found; ``data/curves/calibration.csv``) and ``--replay K`` times stored
+games.  Run the first two on idle cores: their figures are wall-clock times.
 """
 
 from __future__ import annotations
