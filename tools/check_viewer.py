@@ -30,16 +30,9 @@ from playwright.sync_api import sync_playwright
 from awale import Game
 from awale.experiments import decode_moves, load, rules_from_text
 from awale.record import replay
+from check_site import CHROMIUM_ARGS  # the same browser, network off but for the loopback address
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--no-proxy-server",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 
 _SHOWN = """viewer => {
     const svg = viewer.querySelector('svg.awale-board');

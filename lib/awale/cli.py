@@ -458,8 +458,6 @@ def _experiment_verify(args: argparse.Namespace) -> int:
 
 
 def _experiment_calibrate(args: argparse.Namespace) -> int:
-    import csv
-
     from .experiments import calibration as cal
 
     path = args.store or _default_store()
@@ -505,25 +503,17 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
                              report=lambda m: print(f"  {m.spec:70} {1000 * m.seconds:8.2f} ms", flush=True))
         table = []
         for (name, _, _), (a, b, sa, sb) in zip(pairings, measured):
-            ratio = sa / sb
-            equal = abs(ratio - 1) <= cal.EQUAL_TIME
-            table.append([name, a, b, f"{1000 * sa:.2f}", f"{1000 * sb:.2f}", f"{ratio:.3f}", "yes" if equal else "NO"])
+            equal = cal.equal_time(sa, sb)
+            table.append([name, a, b, f"{1000 * sa:.2f}", f"{1000 * sb:.2f}", f"{sa / sb:.3f}", "yes" if equal else "NO"])
             rows.append(dict(experiment=name, agent=a, opponent=b, agent_ms=f"{1000 * sa:.3f}",
-                             opponent_ms=f"{1000 * sb:.3f}", ratio=f"{ratio:.3f}", equal_time=equal))
+                             opponent_ms=f"{1000 * sb:.3f}", ratio=f"{sa / sb:.3f}", equal_time=equal))
         print()
         print(_table(["experiment", "agent", "opponent", "agent ms", "opponent ms", "ratio", "equal time"], table))
-    if args.out and rows:
-        with open(args.out, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-            writer.writeheader()
-            writer.writerows(rows)
-        print(f"written {args.out}")
+    _write_csv(args.out, rows)
     return 0
 
 
 def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optional[str]) -> int:
-    import csv
-
     from .experiments import calibration as cal
 
     rows: List[Dict[str, object]] = []
@@ -537,19 +527,26 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
                              agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
                              ratio=f"{t.ratio:.3f}", agent_wall_ms=f"{1000 * t.agent_wall:.3f}",
                              opponent_wall_ms=f"{1000 * t.opponent_wall:.3f}",
-                             equal_time=abs(t.ratio - 1) <= cal.EQUAL_TIME))
+                             equal_time=cal.equal_time(t.agent_cpu, t.opponent_cpu)))
     print()
     print(_table(["experiment", "agent", "opponent", "games", "agent ms", "opponent ms", "ratio", "equal time"],
                  [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],
                    "yes" if r["equal_time"] else "NO"] for r in rows]))
     print("(CPU milliseconds per move of the replayed games)")
-    if out and rows:
-        with open(out, "w", newline="") as handle:
+    _write_csv(out, rows)
+    return 0
+
+
+def _write_csv(path: Optional[str], rows: List[Dict[str, object]]) -> None:
+    """Write ``rows`` (dicts with the same keys) to the CSV file ``path``, if a path and rows are given."""
+    import csv
+
+    if path and rows:
+        with open(path, "w", newline="") as handle:
             writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
             writer.writeheader()
             writer.writerows(rows)
-        print(f"written {out}")
-    return 0
+        print(f"written {path}")
 
 
 def _match(args: argparse.Namespace) -> int:

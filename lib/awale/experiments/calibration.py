@@ -49,6 +49,7 @@ __all__ = [
     "POSITIONS",
     "TOLERANCE",
     "EQUAL_TIME",
+    "equal_time",
     "Measurement",
     "probe",
     "positions",
@@ -84,6 +85,11 @@ TOLERANCE = 0.03
 
 #: Two agents play at equal time when their times per move differ by at most this fraction.
 EQUAL_TIME = 0.10
+
+def equal_time(seconds: float, other: float) -> bool:
+    """Whether two times per move are equal in the sense of the thesis: within :data:`EQUAL_TIME` of each other."""
+    return abs(seconds / other - 1) <= EQUAL_TIME
+
 
 #: A first budget of each family, near 10 ms a move on the development machine (fit then corrects it).
 PROBES: Dict[str, int] = {

@@ -489,6 +489,15 @@ class SearchResult:
     probes: int = 0
 
 
+def _growth(last: float, previous: float) -> float:
+    """How much longer the next iteration of iterative deepening is predicted to take than the last one.
+
+    The ratio of the last two iterations' costs (time or nodes), kept within 1 to 8 (tiny costs are noisy),
+    and 4 when there is only one iteration so far.
+    """
+    return min(max(last / previous if previous > 0 else 4.0, 1.0), 8.0)
+
+
 def _check_depth(depth) -> int:
     """The depth for the kernels: ``depth`` checked, or ``_INFINITE`` for None."""
     if depth is None:
@@ -755,15 +764,13 @@ class AlphaBeta:
             budget = _UNLIMITED
             if found is not None and time is not None:
                 left = start + time - _time.perf_counter()
-                growth = min(max(last / previous if previous > 0 else 4.0, 1.0), 8.0)  # tiny times are noisy
-                if left <= last * growth:
+                if left <= last * _growth(last, previous):
                     break  # the next iteration would not finish
                 budget = max(1, min(int(rate * left), _UNLIMITED))  # abandon it at the deadline
             if found is not None and nodes is not None:
                 left_nodes = nodes - int(self._ctl[_NODES])
-                growth = min(max(spent / spent_before if spent_before > 0 else 4.0, 1.0), 8.0)
-                if left_nodes <= spent * growth:
-                    break
+                if left_nodes <= spent * _growth(spent, spent_before):
+                    break  # the next iteration would not fit in the nodes left
                 budget = min(budget, left_nodes)
             begun, before = _time.perf_counter(), int(self._ctl[_NODES])
             value, values, status, exact = self._run(game, iteration, True, budget)
