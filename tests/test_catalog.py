@@ -97,7 +97,9 @@ def test_equal_time_experiments_use_calibrated_budgets_and_no_fixed_depth():
         assert all(ms in catalog.CURVE_BUDGETS[family] for pair in catalog.CURVES for family in pair)
     assert max(catalog.CURVE_MS) / min(catalog.CURVE_MS) >= 30
     equal = [exp for exp in CATALOG.values() if exp.equal_time]
-    assert {exp.name for exp in equal} == {"factorial"} | {f"curves-{ms}ms" for ms in catalog.CURVE_MS}
+    assert {exp.name for exp in equal} == {"factorial", "factorial-evaluated"} | {
+        f"curves-{ms}ms" for ms in catalog.CURVE_MS
+    }
     for exp in equal:
         assert exp.games >= 200 and not exp.timed
         for pair in exp.pairings():
@@ -118,6 +120,14 @@ def test_the_factorial_has_every_cell_once_and_the_book_test_differs_only_in_the
     for (evaluation, quiescence, endgame), family in catalog.FACTORIAL_CELLS.items():
         agent = parse(catalog.at_time(family, catalog.FACTORIAL_MS))
         assert (agent.evaluation, agent.quiescence > 0, agent.endgame is not None) == (evaluation, quiescence, endgame)
+    # The second factorial: every other evaluated cell against the evaluated cell with quiescence.
+    evaluated = CATALOG["factorial-evaluated"].pairings()
+    reference = parse(catalog.at_time(catalog.EVALUATED_REFERENCE, catalog.FACTORIAL_MS)).spec
+    assert {opponent for _, opponent in evaluated} == {reference}
+    assert {agent for agent, _ in evaluated} == {
+        parse(catalog.at_time(family, catalog.FACTORIAL_MS)).spec
+        for (evaluation, _, _), family in catalog.FACTORIAL_CELLS.items() if evaluation
+    } - {reference}
     [(with_book, without)] = CATALOG["book"].pairings()
     assert parse(with_book).book and parse(without).replace(book=True) == parse(with_book)
     assert CATALOG["book"].games >= 400

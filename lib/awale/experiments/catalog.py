@@ -15,45 +15,48 @@ games (the method's power analysis asks for 49), the champions' round robin
 more, and since the keys of the first games do not change, the extra games
 are simply added.
 
-=================  =====================================================  =====  ========
-name               pairings                                               games  total
-=================  =====================================================  =====  ========
-eps-vs-random      greedy(eps=e) vs random, e = 0, 0.05, ..., 1               100     2,100
-eps-grid           every pair of greedy(eps=e), e = 0, 0.05, ..., 1            50    10,500
-mcts-budget        mcts(iterations=N) vs mcts(iterations=3800),                50       600
-                   N = 3800 x (0.1, 0.2, 0.3, 0.4, 0.6, 1, 1.4, 2, 3, 4, 6, 8)
-uct-c              uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2          50       700
-                   and 0.5, 0.7, 0.9 (3800 iterations)
-uct-c-1.5          the same c grid vs uct(c=1.5)                              50       700
-greedy-uct-c       uct(playout='greedy', c) vs uct(playout='greedy'),         50       750
-                   c grid and 0.5, 0.7, 0.9, 0.95
-champions          round robin: random, greedy(eps=0.05), minimax(depth=4),  100     2,100
-                   flat, mcts, uct, uct(playout='greedy') (3800 iterations)
-rave               uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000           50       250
-solver             uct(solver=True) vs uct                                    50        50
-bias-history       uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both    50       350
-                   at 1, vs uct
-cutoff             uct(cutoff=d) vs uct, d = 10, 20, 40, 80                   50       200
-uct-budget         uct(iterations=N) vs uct(iterations=3800),                 50       550
-                   N = 3800 x (1/16, 1/8, ..., 1, 2, ..., 64)
-alphabeta-uct      minimax(depth=d) vs uct, d = 2, 4, ..., 14; and            50       550
-                   minimax(depth=12) vs uct(iterations=3800 x 2, 4, 8, 16)
-ladder             the pairs of a round robin of the champions and            50     2,850
-                   LADDER_VARIANTS that champions does not play
-parallel           uct on 2 threads by root, tree and leaf                    50       150
-                   parallelisation vs uct on one, 0.1 s a move (timed)
-knowledge          round robin of KNOWLEDGE: what evaluation, solver,         50     4,650
-                   endgame values and book add, at equal time a move;
-                   and KNOWLEDGE_CHECKS, evaluated αβ one ply shallower
-factorial          the 2^3 cells of FACTORIAL_CELLS (evaluation,             200     1,600
-                   quiescence, endgame database in αβ) vs UCT with the
-                   evaluation, at 10 ms a move (calibrated)
-book               the champion with and without its book, the same nodes   400       400
-                   a searched move (10 ms a move with the book)
-curves-T ms        at T = 10, 30, 100, 300 ms a move (calibrated): the       200  4 x 800
-                   CURVES αβ+evaluation vs UCT+evaluation, champion vs
-                   UCT, UCT vs OpenSpiel's MCTS, heavy UCT vs UCT
-=================  =====================================================  =====  ========
+===================  =====================================================  =====  ========
+name                 pairings                                               games  total
+===================  =====================================================  =====  ========
+eps-vs-random        greedy(eps=e) vs random, e = 0, 0.05, ..., 1               100     2,100
+eps-grid             every pair of greedy(eps=e), e = 0, 0.05, ..., 1            50    10,500
+mcts-budget          mcts(iterations=N) vs mcts(iterations=3800),                50       600
+                     N = 3800 x (0.1, 0.2, 0.3, 0.4, 0.6, 1, 1.4, 2, 3, 4, 6, 8)
+uct-c                uct(c) vs uct (c = 0.707), c = 0.2, 0.4, ..., 2.2          50       700
+                     and 0.5, 0.7, 0.9 (3800 iterations)
+uct-c-1.5            the same c grid vs uct(c=1.5)                              50       700
+greedy-uct-c         uct(playout='greedy', c) vs uct(playout='greedy'),         50       750
+                     c grid and 0.5, 0.7, 0.9, 0.95
+champions            round robin: random, greedy(eps=0.05), minimax(depth=4),  100     2,100
+                     flat, mcts, uct, uct(playout='greedy') (3800 iterations)
+rave                 uct(rave=k) vs uct, k = 30, 100, 300, 1000, 3000           50       250
+solver               uct(solver=True) vs uct                                    50        50
+bias-history         uct(bias=b), uct(history=h), b, h = 0.5, 1, 2, and both    50       350
+                     at 1, vs uct
+cutoff               uct(cutoff=d) vs uct, d = 10, 20, 40, 80                   50       200
+uct-budget           uct(iterations=N) vs uct(iterations=3800),                 50       550
+                     N = 3800 x (1/16, 1/8, ..., 1, 2, ..., 64)
+alphabeta-uct        minimax(depth=d) vs uct, d = 2, 4, ..., 14; and            50       550
+                     minimax(depth=12) vs uct(iterations=3800 x 2, 4, 8, 16)
+ladder               the pairs of a round robin of the champions and            50     2,850
+                     LADDER_VARIANTS that champions does not play
+parallel             uct on 2 threads by root, tree and leaf                    50       150
+                     parallelisation vs uct on one, 0.1 s a move (timed)
+knowledge            round robin of KNOWLEDGE: what evaluation, solver,         50     4,650
+                     endgame values and book add, at equal time a move;
+                     and KNOWLEDGE_CHECKS, evaluated αβ one ply shallower
+factorial            the 2^3 cells of FACTORIAL_CELLS (evaluation,             200     1,600
+                     quiescence, endgame database in αβ) vs UCT with the
+                     evaluation, at 10 ms a move (calibrated)
+factorial-evaluated  the three other evaluated cells vs the evaluated cell     200       600
+                     with quiescence (the champion's search without book
+                     or database), at 10 ms a move: away from the ceiling
+book                 the champion with and without its book, the same nodes   400       400
+                     a searched move (10 ms a move with the book)
+curves-T ms          at T = 10, 30, 100, 300 ms a move (calibrated): the       200  4 x 800
+                     CURVES αβ+evaluation vs UCT+evaluation, champion vs
+                     UCT, UCT vs OpenSpiel's MCTS, heavy UCT vs UCT
+===================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
 takes 1 to 3 ms, and one between two 3800-iteration searches about 2 s; a
@@ -163,9 +166,11 @@ __all__ = [
     "FACTORIAL_MS",
     "FACTORIAL_CELLS",
     "FACTORIAL_REFERENCE",
+    "EVALUATED_REFERENCE",
     "at_time",
     "curves",
     "factorial",
+    "factorial_evaluated",
     "book",
 ]
 
@@ -302,6 +307,11 @@ FACTORIAL_CELLS: Dict[Tuple[bool, bool, bool], str] = {
 #: strongest cell in the knowledge ladder.
 FACTORIAL_REFERENCE = "uct + evaluation"
 
+#: The second reference, for the evaluated half of the factorial, which scores 0.94 to 0.99 against
+#: :data:`FACTORIAL_REFERENCE`: the evaluated cell with quiescence, so that the effects of quiescence and of
+#: the database given the evaluation are measured away from the ceiling.
+EVALUATED_REFERENCE = "αβ + evaluation"
+
 
 def at_time(family: str, milliseconds: int) -> str:
     """The spec of ``family`` at its calibrated budget for ``milliseconds`` a move (:data:`CURVE_BUDGETS`)."""
@@ -431,6 +441,13 @@ def factorial() -> List[Pairing]:
     return [(at_time(family, FACTORIAL_MS), reference) for family in FACTORIAL_CELLS.values()]
 
 
+def factorial_evaluated() -> List[Pairing]:
+    """The other evaluated cells of :data:`FACTORIAL_CELLS` against :data:`EVALUATED_REFERENCE`, equal time."""
+    reference = at_time(EVALUATED_REFERENCE, FACTORIAL_MS)
+    return [(at_time(family, FACTORIAL_MS), reference)
+            for (evaluation, _, _), family in FACTORIAL_CELLS.items() if evaluation and family != EVALUATED_REFERENCE]
+
+
 def book() -> List[Pairing]:
     """The champion with its opening book against the same without, with the same nodes per searched move.
 
@@ -536,6 +553,14 @@ CATALOG["factorial"] = Experiment(
     f"2^3 factorial of the champion's knowledge (evaluation, quiescence, endgame database) in αβ, each cell vs "
     f"UCT+evaluation at {FACTORIAL_MS} ms a move",
     factorial,
+    200,
+    equal_time=True,
+)
+CATALOG["factorial-evaluated"] = Experiment(
+    "factorial-evaluated",
+    f"the evaluated cells of the factorial (quiescence, endgame database) vs αβ+evaluation with quiescence at "
+    f"{FACTORIAL_MS} ms a move, away from the first factorial's ceiling",
+    factorial_evaluated,
     200,
     equal_time=True,
 )
