@@ -534,4 +534,10 @@ def test_factorial_effects_recover_additive_effects():
     assert effects.loc["first", "low"] < 200 < effects.loc["first", "high"]
     with pytest.raises(ValueError, match="every combination"):
         factorial_effects(pd.DataFrame(rows[:3]), ["first", "second"])
+    # The cell that is the reference itself needs no games: strength 0 exactly, no sampling error.
+    rows[0].update(wins=0, draws=0, losses=0)
+    reference = factorial_effects(pd.DataFrame(rows), ["first", "second"], replicates=200).set_index("effect")
+    assert reference.loc["first", "elo"] == pytest.approx(200, abs=2)
+    assert reference.loc["first × second", "elo"] == pytest.approx(0, abs=2)
+    assert reference.loc["first", "high"] - reference.loc["first", "low"] < 10
     assert elo(0.5) == 0 and elo(10 / 11) == pytest.approx(400)

@@ -942,7 +942,8 @@ def factorial_effects(
     interaction, how much one factor's gain depends on another.  The
     intervals are percentiles of the same contrasts over ``replicates``
     bootstrap redraws of every cell's games (multinomial on its wins, draws
-    and losses).
+    and losses).  A cell with no games is the reference itself: strength 0,
+    without sampling error.
 
     Args:
         cells: one row per cell, with a boolean column per factor and the
@@ -980,7 +981,7 @@ def factorial_effects(
     contrasts = np.array([np.prod(codes[:, list(s)], axis=1) for s in subsets]) / (len(cells) / 2)
     estimate = contrasts @ strengths(counts)
     rng = np.random.default_rng(seed)
-    redrawn = np.stack([rng.multinomial(n, c / n, size=replicates) for n, c in zip(games, counts)], axis=1)
+    redrawn = np.stack([rng.multinomial(n, c / max(n, 1), size=replicates) for n, c in zip(games, counts)], axis=1)
     boot = strengths(redrawn) @ contrasts.T
     return pd.DataFrame({
         "effect": [" × ".join(factors[i] for i in s) for s in subsets],
