@@ -243,7 +243,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Measure every agent of the equal-time experiments on the same positions (every ply of "
         "stored strong games) and print both sides' milliseconds per move for each pairing: equal time holds "
         "where they are within 10 percent. With --fit, find for each family the budget (UCT's iterations, αβ's nodes) "
-        "of each target time instead. Run it on idle cores: the figures are times.",
+        "of each target time instead. The figures are CPU times, best measured on idle cores.",
     )
     calibrating.add_argument("names", nargs="*", metavar="NAME",
                              help="experiments to check (default: every equal-time experiment)")
@@ -477,14 +477,14 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
         games = cal.positions(path, args.positions or cal.POSITIONS)
     except ValueError as error:
         raise _Failure(str(error)) from None
-    print(f"{sum(map(len, games))} positions from {len(games)} games of {path}; times on this machine", flush=True)
+    print(f"{sum(map(len, games))} positions from {len(games)} games of {path}; CPU times on this machine", flush=True)
     rows: List[Dict[str, object]] = []
     if args.fit is not None:
 
         def report(m: "cal.Measurement") -> None:
             print(f"{m.family:42} {m.spec:66} {1000 * m.seconds:8.2f} ms  ({m.ratio:.3f} of the target)", flush=True)
             rows.append(dict(family=m.family, spec=m.spec, target_ms=f"{1000 * m.target:g}",
-                             ms_per_move=f"{1000 * m.seconds:.3f}", ratio=f"{m.ratio:.3f}"))
+                             ms_per_move=f"{1000 * m.seconds:.3f}", ratio=f"{m.ratio:.3f}", clock="cpu"))
 
         for family in families:
             start, previous = cal.probe(family), None
@@ -506,7 +506,8 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
             equal = cal.equal_time(sa, sb)
             table.append([name, a, b, f"{1000 * sa:.2f}", f"{1000 * sb:.2f}", f"{sa / sb:.3f}", "yes" if equal else "NO"])
             rows.append(dict(experiment=name, agent=a, opponent=b, agent_ms=f"{1000 * sa:.3f}",
-                             opponent_ms=f"{1000 * sb:.3f}", ratio=f"{sa / sb:.3f}", equal_time=equal))
+                             opponent_ms=f"{1000 * sb:.3f}", ratio=f"{sa / sb:.3f}", equal_time=equal,
+                             clock="cpu"))
         print()
         print(_table(["experiment", "agent", "opponent", "agent ms", "opponent ms", "ratio", "equal time"], table))
     _write_csv(args.out, rows)

@@ -11,7 +11,9 @@ Which budgets take equal time is a measurement, made here:
 * an agent's time per move: it plays every position of a game in turn (so its
   transposition table or tree carries over as in play, and OpenSpiel's bots
   can follow the game), reset between games, after its endgame database is
-  loaded and one untimed move has compiled it;
+  loaded and one untimed move has compiled it; the clock is the process's
+  CPU time, which other work on the machine changes far less than the wall
+  clock (every agent searches on one thread);
 * :func:`fit` sets a budget from the time per unit at a first guess (search
   time grows about linearly with the budget), then measures and corrects it
   until it is within :data:`TOLERANCE` of the target;
@@ -25,7 +27,9 @@ Which budgets take equal time is a measurement, made here:
 ``python -m awale experiment calibrate`` runs the check on the reader's machine,
 ``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
 were found; ``data/curves/calibration.csv``) and ``--replay K`` times stored
-games.  Run the first two on idle cores: their figures are wall-clock times.
+games.  Idle cores still give the truest figures: a busy machine slows even
+the CPU time a little (shared caches), and the budgets up to 300 ms were
+fitted by the wall clock on idle cores, before the fit measured CPU time.
 """
 
 from __future__ import annotations
@@ -110,7 +114,7 @@ class Measurement:
     Attributes:
         family: the family it belongs to ('' outside :data:`FAMILIES`).
         spec: the agent.
-        seconds: mean seconds per move.
+        seconds: mean CPU seconds per move.
         target: the time aimed at, in seconds (None for a plain measurement).
     """
 
@@ -166,7 +170,7 @@ def positions(path: str, count: int = POSITIONS) -> List[List[Game]]:
 
 
 def seconds_per_move(spec: str, games: Sequence[Sequence[Game]]) -> float:
-    """Mean seconds of ``spec``'s moves over every position of ``games``.
+    """Mean CPU seconds of ``spec``'s moves over every position of ``games`` (the process's CPU clock).
 
     The agent first loads its endgame database, if it has one (built on
     first use), and moves once in the first position, untimed, to compile
@@ -181,10 +185,10 @@ def seconds_per_move(spec: str, games: Sequence[Sequence[Game]]) -> float:
     elapsed, moves = 0.0, 0
     for game in games:
         agent.reset()
-        start = time.perf_counter()
+        start = time.process_time()
         for position in game:
             agent.act(position)
-        elapsed += time.perf_counter() - start
+        elapsed += time.process_time() - start
         moves += len(game)
     return elapsed / moves
 

@@ -53,7 +53,7 @@ factorial-evaluated  the three other evaluated cells vs the evaluated cell     2
                      or database), at 10 ms a move: away from the ceiling
 book                 the champion with and without its book, the same nodes   400       400
                      a searched move (10 ms a move with the book)
-curves-T ms          at T = 10, 30, 100, 300 ms a move (calibrated): the       200  4 x 800
+curves-T ms          at T = 3, 10, 30, 100, 300 ms a move (calibrated): the    200  5 x 800
                      CURVES αβ+evaluation vs UCT+evaluation, champion vs
                      UCT, UCT vs OpenSpiel's MCTS, heavy UCT vs UCT
 ===================  =====================================================  =====  ========
@@ -253,21 +253,22 @@ PARALLEL_THREADS = 2
 Pairing = Tuple[str, str]
 
 
-#: Times per move of the equal-time curves, in milliseconds: a factor of 30 from the first to the last.
-CURVE_MS = (10, 30, 100, 300)
+#: Times per move of the equal-time curves, in milliseconds: a factor of 100 from the first to the last.
+CURVE_MS = (3, 10, 30, 100, 300)
 
 #: The budget of each agent family of :data:`awale.experiments.calibration.FAMILIES` that takes each time of
 #: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells), fitted by
 #: ``python -m awale experiment calibrate --fit FAMILY --targets MS`` on an idle core of the development
 #: machine (``data/curves/calibration.csv``), the 10 ms ones then corrected by the check of each pairing
-#: (``data/curves/check.csv``); UCT's iterations, αβ's nodes.
+#: (``data/curves/check.csv``); the 3 ms ones later, in CPU time on the loaded machine.  UCT's iterations,
+#: αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
-    "uct": {10: 3000, 30: 9000, 100: 28000, 300: 77000},
-    "uct + evaluation": {10: 8100, 30: 20000, 100: 59000, 300: 150000},
-    "heavy uct": {10: 2200, 30: 6700, 100: 23000, 300: 68000},
-    "OpenSpiel MCTS": {10: 570, 30: 1700, 100: 5700, 300: 17000},
-    "αβ + evaluation": {10: 28000, 30: 76000, 100: 240000, 300: 790000},
-    "champion": {10: 41000, 30: 140000, 100: 430000, 300: 1300000},
+    "uct": {3: 750, 10: 3000, 30: 9000, 100: 28000, 300: 77000},
+    "uct + evaluation": {3: 2400, 10: 8100, 30: 20000, 100: 59000, 300: 150000},
+    "heavy uct": {3: 600, 10: 2200, 30: 6700, 100: 23000, 300: 68000},
+    "OpenSpiel MCTS": {3: 160, 10: 570, 30: 1700, 100: 5700, 300: 17000},
+    "αβ + evaluation": {3: 7900, 10: 28000, 30: 76000, 100: 240000, 300: 790000},
+    "champion": {3: 11000, 10: 41000, 30: 140000, 100: 430000, 300: 1300000},
     "αβ": {10: 36000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
