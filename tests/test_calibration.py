@@ -56,3 +56,28 @@ def test_replayed_games_are_timed_and_a_changed_move_is_caught(tmp_path):
         calibration.replay_times(str(store), "tiny", [pair], games=4)
     with pytest.raises(ValueError, match="no game"):
         calibration.replay_times(str(store), "tiny", [("random", "greedy")])
+
+
+def test_agents_are_measured_in_turn_game_by_game(monkeypatch):
+    # Each agent plays a whole game, then the next the same game: a change of load falls on all of them.
+    calls = []
+
+    class Recorder:
+        endgame = None
+
+        def __init__(self, spec):
+            self.spec = spec
+
+        def reset(self):
+            calls.append((self.spec, "reset"))
+
+        def act(self, game):
+            calls.append((self.spec, game))
+            return 0
+
+    monkeypatch.setattr(calibration, "parse", Recorder)
+    games = [["a1", "a2"], ["b1"]]
+    seconds = calibration.interleaved_seconds(["x", "y", "x"], games)
+    assert set(seconds) == {"x", "y"} and all(value >= 0 for value in seconds.values())
+    timed = [call for call in calls[4:] if call[1] != "reset"]  # after each agent's untimed first move
+    assert timed == [("x", "a1"), ("x", "a2"), ("y", "a1"), ("y", "a2"), ("x", "b1"), ("y", "b1")]

@@ -97,7 +97,7 @@ def test_equal_time_experiments_use_calibrated_budgets_and_no_fixed_depth():
         assert all(ms in catalog.CURVE_BUDGETS[family] for pair in catalog.CURVES for family in pair)
     assert max(catalog.CURVE_MS) / min(catalog.CURVE_MS) >= 30
     equal = [exp for exp in CATALOG.values() if exp.equal_time]
-    assert {exp.name for exp in equal} == {"factorial", "factorial-evaluated"} | {
+    assert {exp.name for exp in equal} == {"factorial", "factorial-evaluated", "claims"} | {
         f"curves-{ms}ms" for ms in catalog.CURVE_MS
     }
     for exp in equal:

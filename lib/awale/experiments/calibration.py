@@ -17,8 +17,10 @@ Which budgets take equal time is a measurement, made here:
 * :func:`fit` sets a budget from the time per unit at a first guess (search
   time grows about linearly with the budget), then measures and corrects it
   until it is within :data:`TOLERANCE` of the target;
-* :func:`check` measures both sides of each pairing of an experiment: equal
-  time holds where their times per move are within :data:`EQUAL_TIME` (10 %);
+* :func:`check` measures both sides of each pairing of an experiment, the
+  agents taking turns game by game so that a change in the machine's load
+  falls on both: equal time holds where their times per move are within
+  :data:`EQUAL_TIME` (10 %);
 * :func:`replay_times` replays a sample of each pairing's stored games, move
   for move, and measures both sides on the positions the games really reached,
   in wall-clock and in CPU seconds (the latter hardly changed by other work on
@@ -58,6 +60,7 @@ __all__ = [
     "probe",
     "positions",
     "seconds_per_move",
+    "interleaved_seconds",
     "fit",
     "check",
     "PairTimes",
@@ -169,28 +172,45 @@ def positions(path: str, count: int = POSITIONS) -> List[List[Game]]:
     return games
 
 
-def seconds_per_move(spec: str, games: Sequence[Sequence[Game]]) -> float:
-    """Mean CPU seconds of ``spec``'s moves over every position of ``games`` (the process's CPU clock).
-
-    The agent first loads its endgame database, if it has one (built on
-    first use), and moves once in the first position, untimed, to compile
-    its kernels.
-    """
+def _ready(spec: str, first: Game):
+    """``spec``'s agent with its endgame database loaded and its kernels compiled by one untimed move."""
     agent = parse(spec)
-    first = games[0][0]
     if getattr(agent, "endgame", None) is not None:
         endgame_database(agent.endgame, first.rules)
     agent.reset()
     agent.act(first)
-    elapsed, moves = 0.0, 0
+    return agent
+
+
+def interleaved_seconds(specs: Sequence[str], games: Sequence[Sequence[Game]]) -> Dict[str, float]:
+    """Mean CPU seconds per move of each of ``specs`` over every position of ``games``, measured in turn.
+
+    The agents take turns game by game (the first plays a whole game, then the
+    second the same game, and so on), so that a change in the machine's speed
+    during the measurement, such as other work starting, falls on all of them
+    alike instead of on whichever was measured then; their ratios are what the
+    equal-time check compares.  Each agent first loads its endgame database,
+    if it has one (built on first use), and moves once in the first position,
+    untimed, to compile its kernels.
+    """
+    first = games[0][0]
+    agents = {spec: _ready(spec, first) for spec in dict.fromkeys(specs)}
+    elapsed = dict.fromkeys(agents, 0.0)
+    moves = 0
     for game in games:
-        agent.reset()
-        start = time.process_time()
-        for position in game:
-            agent.act(position)
-        elapsed += time.process_time() - start
+        for spec, agent in agents.items():
+            agent.reset()
+            start = time.process_time()
+            for position in game:
+                agent.act(position)
+            elapsed[spec] += time.process_time() - start
         moves += len(game)
-    return elapsed / moves
+    return {spec: seconds / moves for spec, seconds in elapsed.items()}
+
+
+def seconds_per_move(spec: str, games: Sequence[Sequence[Game]]) -> float:
+    """Mean CPU seconds of ``spec``'s moves over every position of ``games`` (the process's CPU clock)."""
+    return interleaved_seconds([spec], games)[spec]
 
 
 def _rounded(budget: float) -> int:
@@ -252,17 +272,18 @@ def check(
     games: Sequence[Sequence[Game]],
     report: Optional[Callable[[Measurement], None]] = None,
 ) -> List[Tuple[str, str, float, float]]:
-    """Both sides' mean seconds per move for each pairing, every agent measured once.
+    """Both sides' mean CPU seconds per move for each pairing, every agent measured once, all in turn.
+
+    The agents are measured by :func:`interleaved_seconds`, game by game in turn.
 
     Returns:
         ``(agent, opponent, agent's seconds, opponent's seconds)`` per pairing, in order.
     """
     pairs = list(pairings)
-    seconds: Dict[str, float] = {}
-    for spec in dict.fromkeys(spec for pair in pairs for spec in pair):
-        seconds[spec] = seconds_per_move(spec, games)
-        if report is not None:
-            report(Measurement("", spec, seconds[spec]))
+    seconds = interleaved_seconds([spec for pair in pairs for spec in pair], games)
+    if report is not None:
+        for spec, measured in seconds.items():
+            report(Measurement("", spec, measured))
     return [(a, b, seconds[a], seconds[b]) for a, b in pairs]
 
 

@@ -53,6 +53,9 @@ factorial-evaluated  the three other evaluated cells vs the evaluated cell     2
                      or database), at 10 ms a move: away from the ceiling
 book                 the champion with and without its book, the same nodes   400       400
                      a searched move (10 ms a move with the book)
+claims               αβ vs UCT, tree reuse vs UCT, solver in evaluated UCT,   400     1,200
+                     at 10 ms a move (calibrated): the claims the
+                     conclusion leans on
 curves-T ms          at T = 3, 10, 30, 100, 300 ms a move (calibrated): the    200  5 x 800
                      CURVES αβ+evaluation vs UCT+evaluation, champion vs
                      UCT, UCT vs OpenSpiel's MCTS, heavy UCT vs UCT
@@ -172,6 +175,9 @@ __all__ = [
     "factorial",
     "factorial_evaluated",
     "book",
+    "CLAIMS",
+    "CLAIM_GAMES",
+    "claims",
 ]
 
 #: Iterations per move of every search unless the experiment varies it.
@@ -436,6 +442,26 @@ def curves(milliseconds: int) -> Callable[[], List[Pairing]]:
     return build
 
 
+#: The games per pairing of ``claims``: enough for the thesis to lean on a result (issue 22: an SPRT or 400).
+CLAIM_GAMES = 400
+
+#: Comparisons the conclusion leans on that rested on 50 games, played again at equal time (10 ms a move,
+#: budgets from :data:`CURVE_BUDGETS` or checked by ``python -m awale experiment calibrate claims``):
+#: αβ with the capture difference alone against plain UCT (at fixed depth 12 it won 0.70 in 50 games at
+#: about 1.1 times UCT's time), tree reuse against plain UCT (fewer iterations: a reused tree is deeper, so
+#: each iteration costs more) and the solver in evaluated UCT.
+CLAIMS = (
+    (at_time("αβ", 10), at_time("uct", 10)),
+    ("uct(iterations=2800, reuse=True)", at_time("uct", 10)),
+    ("uct(iterations=8100, evaluation=True, solver=True)", at_time("uct + evaluation", 10)),
+)
+
+
+def claims() -> List[Pairing]:
+    """:data:`CLAIMS`, the comparisons the conclusion leans on, at equal time."""
+    return list(CLAIMS)
+
+
 def factorial() -> List[Pairing]:
     """Each cell of :data:`FACTORIAL_CELLS` against :data:`FACTORIAL_REFERENCE`, at :data:`FACTORIAL_MS` ms a move."""
     reference = at_time(FACTORIAL_REFERENCE, FACTORIAL_MS)
@@ -571,6 +597,15 @@ CATALOG["book"] = Experiment(
     "with the book)",
     book,
     400,
+)
+
+CATALOG["claims"] = Experiment(
+    "claims",
+    "the claims the conclusion leans on, at 10 ms a move: αβ (capture difference) vs UCT, tree reuse vs UCT, "
+    "the solver in evaluated UCT",
+    claims,
+    CLAIM_GAMES,
+    equal_time=True,
 )
 
 for _ms in CURVE_MS:
