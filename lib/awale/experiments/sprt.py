@@ -68,6 +68,8 @@ import pathlib
 import time
 from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
 
+import numpy as np
+
 from ..game import Game
 from ..rules import Rules, as_rules
 from .runner import GameKey, RunInterrupted, canonical_spec, cluster, derive_seed, local_workers, run
@@ -88,6 +90,7 @@ __all__ = [
     "load_openings",
     "openings_digest",
     "pair_keys",
+    "shuffled",
     "experiment_name",
     "sequential",
     "REGULARIZATION",
@@ -454,6 +457,8 @@ def _elo_text(est: Estimate) -> str:
     def show(value: float) -> str:
         return f"{value:+.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
 
+    if est.low == est.high:
+        return f"{show(est.elo)} (no interval: every pair scored the same)"
     if math.isfinite(est.elo_low) and math.isfinite(est.elo_high):
         return f"{show(est.elo)} ± {(est.elo_high - est.elo_low) / 2:.1f} [{show(est.elo_low)}, {show(est.elo_high)}]"
     return f"{show(est.elo)} [{show(est.elo_low)}, {show(est.elo_high)}]"
@@ -507,6 +512,16 @@ def openings_digest(openings: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(openings).encode()).hexdigest()[:8]
 
 
+def shuffled(openings: Sequence[str], seed: int = 0) -> Tuple[str, ...]:
+    """The openings in the order a test of base seed ``seed`` plays them: a permutation drawn from the seed.
+
+    Neighbouring lines of an openings file share their first plies; shuffling them makes the first pairs
+    of a test as varied as the whole set.
+    """
+    order = np.random.default_rng(np.random.SeedSequence([int(seed), 0x0BE7])).permutation(len(openings))
+    return tuple(openings[i] for i in order)
+
+
 def _wrap(spec: str, moves: str) -> str:
     return canonical_spec(f"opening(agent={spec!r}, moves={moves!r})")
 
@@ -516,7 +531,8 @@ def pair_keys(
 ) -> Tuple[GameKey, GameKey]:
     """The two games of pair ``index``: A as South, then B as South, both from the same opening.
 
-    The opening is ``openings[index % len(openings)]`` (the list is cycled);
+    The opening is ``openings[index % len(openings)]`` (the list is cycled;
+    :func:`sequential` passes it :func:`shuffled`);
     the games' seeds are ``derive_seed(seed, 2 index)`` and ``derive_seed(seed,
     2 index + 1)``, so the two games differ even when A and B are the same
     agent.  Each side plays ``opening(agent=..., moves=...)``.
@@ -573,6 +589,7 @@ def sequential(
     workers: Optional[int] = None,
     scheduler: Optional[str] = None,
     client: Any = None,
+    batch_size: Optional[int] = None,
     live: Optional[Callable[[Verdict], None]] = None,
     name: Optional[str] = None,
 ) -> Verdict:
@@ -592,12 +609,14 @@ def sequential(
         a, b: the agents; the test is about A's Elo relative to B.
         test: the :class:`SPRT` (bounds and error rates).
         store: a :class:`Store` or its path.
-        openings: the openings (see :func:`load_openings`), cycled.
+        openings: the openings (see :func:`load_openings`), played in the
+            order :func:`shuffled` draws from ``seed``, cycled.
         seed: the base seed of the games.
         rules: the rules (default Abapa).
         max_pairs: stop there, inconclusive, without a decision.
         check_every: pairs between two looks at the LLR.
         workers, scheduler, client: where to play, as for :func:`run`.
+        batch_size: games per task, as for :func:`run` (default: sized from times).
         live: called with the :class:`Verdict` at every checkpoint looked at.
         name: the experiment's name in the store (default: :func:`experiment_name`).
 
@@ -619,9 +638,10 @@ def sequential(
         raise ValueError(f"max_pairs must be at most 500000 (a run holds at most 1,000,000 games), got {max_pairs}")
     openings = tuple(openings)
     a, b = canonical_spec(a), canonical_spec(b)
+    order = shuffled(openings, seed)
     rules = as_rules(rules)
     name = name or experiment_name(a, b, test, openings, seed)
-    keys = lambda index: pair_keys(a, b, openings, index, seed, rules)  # noqa: E731
+    keys = lambda index: pair_keys(a, b, order, index, seed, rules)  # noqa: E731
     if scheduler is None and client is None:
         workers = local_workers(keys(0), workers)
     checkpoints = _checkpoints(check_every, max_pairs)
@@ -640,7 +660,8 @@ def sequential(
                 end = next(point for point in checkpoints if point >= target)
                 batch = [key for index in range(state.counted, end) for key in keys(index)]
                 try:
-                    summary = run(batch, db, name, workers=0 if dask is None else None, client=dask, progress=False)
+                    summary = run(batch, db, name, workers=0 if dask is None else None, client=dask, progress=False,
+                                  batch_size=batch_size)
                 except RunInterrupted:
                     state.count(db, name, max_pairs)
                     raise SPRTInterrupted(state.current(test), db.count(name)) from None
