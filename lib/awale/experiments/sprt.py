@@ -72,7 +72,7 @@ import numpy as np
 
 from ..game import Game
 from ..rules import Rules, as_rules
-from .runner import GameKey, RunInterrupted, canonical_spec, cluster, derive_seed, local_workers, run
+from .runner import GameKey, canonical_spec, cluster, derive_seed, local_workers, run
 from .store import Store
 from .stats import ELO_PER_NATURAL_UNIT
 
@@ -647,49 +647,55 @@ def sequential(
     checkpoints = _checkpoints(check_every, max_pairs)
     owned = not isinstance(store, Store)
     db = Store(store) if owned else store
+    state = _Tally(keys)
     try:
-        state = _Tally(keys)
-        failed: List[Tuple[GameKey, str]] = []
         verdict = state.advance(db, name, test, checkpoints, live, final_at=max_pairs)
-        if verdict is not None:
-            return dataclasses.replace(verdict, beyond=state.beyond(db, name))
-        with _cluster_for(workers, scheduler, client) as (dask, threads):
-            while True:
-                # Whole checkpoints, at least one game per worker thread and per game of a pair.
-                target = min(state.counted + max(check_every, threads), max_pairs)
-                end = next(point for point in checkpoints if point >= target)
-                batch = [key for index in range(state.counted, end) for key in keys(index)]
-                try:
-                    summary = run(batch, db, name, workers=0 if dask is None else None, client=dask, progress=False,
-                                  batch_size=batch_size)
-                except RunInterrupted:
-                    state.count(db, name, max_pairs)
-                    raise SPRTInterrupted(state.current(test), db.count(name)) from None
-                failed.extend(summary.failed)
-                verdict = state.advance(db, name, test, checkpoints, live, final_at=max_pairs)
-                if verdict is not None:
-                    return dataclasses.replace(verdict, beyond=state.beyond(db, name))
-                if failed:
-                    return dataclasses.replace(state.current(test), failed=tuple(failed))
-                if summary.elsewhere and not summary.played:
-                    time.sleep(1.0)  # another run on this store is playing these games: wait for them
+        if verdict is None:
+            with _cluster_for(workers, scheduler, client) as (dask, threads):
+                verdict = _play(db, name, test, state, checkpoints, max_pairs, check_every, dask, threads,
+                                batch_size, live)
+        return dataclasses.replace(verdict, beyond=state.beyond(db, name))
+    except KeyboardInterrupt:  # RunInterrupted too: the games finished are stored
+        state.count(db, name, max_pairs)
+        raise SPRTInterrupted(state.current(test), db.count(name)) from None
     finally:
         if owned:
             db.close()
+
+
+def _play(
+    db: Store, name: str, test: SPRT, state: "_Tally", checkpoints: Sequence[int], max_pairs: int,
+    check_every: int, dask: Any, threads: int, batch_size: Optional[int], live: Optional[Callable[[Verdict], None]],
+) -> Verdict:
+    """Play batches of whole checkpoints until one decides (or games fail)."""
+    while True:
+        # Whole checkpoints, and at least one pair per worker thread.
+        target = min(state.counted + max(check_every, threads), max_pairs)
+        end = next(point for point in checkpoints if point >= target)
+        batch = [key for index in range(state.counted, end) for key in state.keys(index)]
+        summary = run(batch, db, name, workers=0 if dask is None else None, client=dask, progress=False,
+                      batch_size=batch_size)
+        verdict = state.advance(db, name, test, checkpoints, live, final_at=max_pairs)
+        if verdict is not None:
+            return verdict
+        if summary.failed:
+            return dataclasses.replace(state.current(test), failed=tuple(summary.failed))
+        if summary.elsewhere and not summary.played:
+            time.sleep(1.0)  # another run on this store is playing these games: wait for them
 
 
 class _Tally:
     """The pairs counted so far, in order: how many, their pentanomial and game counts."""
 
     def __init__(self, keys: Callable[[int], Tuple[GameKey, GameKey]]) -> None:
-        self._keys = keys
+        self.keys = keys
         self.counted = 0
         self.counts = [0] * 5
         self.games = [0, 0, 0]  # A's wins, draws, losses
         self._checked = 0  # checkpoints looked at
 
     def _pair(self, winners: Dict[Any, Optional[int]], index: int) -> Optional[Tuple[float, float]]:
-        first, second = self._keys(index)
+        first, second = self.keys(index)
         try:
             w1, w2 = winners[first.stored], winners[second.stored]
         except KeyError:
