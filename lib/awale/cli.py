@@ -858,8 +858,9 @@ def _sprt(args: argparse.Namespace) -> int:
 
     with ex.Store(path) as store:
         stored = store.count(name)
+        count = args.workers or available_cores()
         where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
-                 else f"{args.workers or available_cores()} local worker process(es)")
+                 else f"{count} local worker process{'es' if count != 1 else ''}")
         _info(f"sprt: {args.a} vs {args.b}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
               f"beta {test.beta:g}; {len(openings)} openings from {args.openings}; {stored} games already in {path}; "
               f"playing on {where}")

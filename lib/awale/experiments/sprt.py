@@ -107,6 +107,8 @@ DEFAULT_CHECK_EVERY = 8
 #: Pairs after which a test that has not decided stops, inconclusive.
 DEFAULT_MAX_PAIRS = 50_000
 
+_BATCH_SECONDS = 2.0  # a batch of pairs shorter than this is doubled
+_MAX_SPAN = 512  # pairs in a batch, at most (besides completing a checkpoint)
 _Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
 
 
@@ -667,12 +669,19 @@ def _play(
     db: Store, name: str, test: SPRT, state: "_Tally", checkpoints: Sequence[int], max_pairs: int,
     check_every: int, dask: Any, threads: int, batch_size: Optional[int], live: Optional[Callable[[Verdict], None]],
 ) -> Verdict:
-    """Play batches of whole checkpoints until one decides (or games fail)."""
+    """Play batches of whole checkpoints until one decides (or games fail).
+
+    A batch holds at least one pair per worker thread; fast games get longer batches (doubled while a batch
+    takes under :data:`_BATCH_SECONDS`), so that the overhead of a run stays small.  The length of a batch
+    changes how many games are played past the decision, never the decision.
+    """
+    smallest = max(check_every, threads)
+    span = smallest
     while True:
-        # Whole checkpoints, and at least one pair per worker thread.
-        target = min(state.counted + max(check_every, threads), max_pairs)
+        target = min(state.counted + span, max_pairs)
         end = next(point for point in checkpoints if point >= target)
         batch = [key for index in range(state.counted, end) for key in state.keys(index)]
+        started = time.monotonic()
         summary = run(batch, db, name, workers=0 if dask is None else None, client=dask, progress=False,
                       batch_size=batch_size)
         verdict = state.advance(db, name, test, checkpoints, live, final_at=max_pairs)
@@ -682,6 +691,11 @@ def _play(
             return dataclasses.replace(state.current(test), failed=tuple(summary.failed))
         if summary.elsewhere and not summary.played:
             time.sleep(1.0)  # another run on this store is playing these games: wait for them
+        elapsed = time.monotonic() - started
+        if elapsed < _BATCH_SECONDS and span < _MAX_SPAN:
+            span *= 2
+        elif elapsed > 4 * _BATCH_SECONDS:
+            span = max(smallest, span // 2)
 
 
 class _Tally:
