@@ -269,7 +269,10 @@ def test_the_command_decides_and_prints_the_verdict(tmp_path, capsys):
     assert "pairs" in err and "W-D-L" in err and "LLR" in err
     assert main(args) == 0  # again: counted from the store
     out, err = capsys.readouterr()
-    assert "H1 accepted" in out and "32 games already in" in err
+    with Store(tmp_path / "s.sqlite") as store:
+        stored = store.count()
+    assert stored >= 32 and "H1 accepted" in out and f"; {stored} games already in" in err
+    assert "LLR 3.95" in out and "after 16 pairs" in out
 
 
 @pytest.mark.parametrize("extra, message", [
