@@ -12,18 +12,22 @@ tester do, for Awale agents:
   independent of each other while the games within a pair are not (they share
   the opening's bias), which is why the pair, not the game, is the unit.
 * **Elo model: logistic Elo.**  An Elo difference ``e`` means the expected
-  score per game ``s(e) = 1 / (1 + 10**(-e/400))`` (what fastchess calls
-  "logistic" Elo, ``leloToScore``, and cutechess and Fishtest's
-  ``LLR_logistic`` use).  The hypotheses are H0: ``elo = elo0`` against
+  score per game ``s(e) = 1 / (1 + 10**(-e/400))``: fastchess's
+  ``model=logistic`` (``leloToScore``) and Van den Bergh's
+  ``LLR_logistic``.  The hypotheses are H0: ``elo = elo0`` against
   H1: ``elo = elo1``, that is an expected score per game of ``s(elo0)``
-  against ``s(elo1)``; no draw model is assumed.
+  against ``s(elo1)``; no draw model is assumed.  (Other testers state
+  their bounds otherwise: cutechess in BayesElo, which depends on the draw
+  rate; Fishtest now, and fastchess's ``model=normalized``, in normalized
+  Elo, which depends on the variance.  Logistic bounds mean the same score
+  whatever the draw rate, which suits a game where draws are rare.)
 * **The log-likelihood ratio** is the *generalized* one (GSPRT): the pair
   scores are a multinomial over the five values ``a = 0, ¼, ½, ¾, 1`` (the
   pair score per game); under each hypothesis the distribution of largest
   likelihood whose mean is ``s(elo)`` is found, and LLR is the log of the
   ratio of the two likelihoods.  That distribution is ``p̂_i / (1 + θ(a_i -
   s))``, with θ the root of ``Σ p̂_i (a_i - s) / (1 + θ(a_i - s)) = 0``
-  (Van den Bergh, Proposition 1.1), so ``LLR = N Σ p̂_i log(p1_i / p0_i)``
+  (Van den Bergh, computeLLR, Proposition 1.1), so ``LLR = N Σ p̂_i log(p1_i / p0_i)``
   over ``N`` pairs.  Empty bins are regularized as fastchess does: a count
   of 0 counts as 0.001, so that a perfect record has a finite LLR.  The
   trinomial (win, draw, loss per game) version is the same with the three
@@ -43,17 +47,19 @@ tester do, for Awale agents:
 References:
     Wald, A. (1945). Sequential tests of statistical hypotheses. Annals of
     Mathematical Statistics 16(2), 117-186.
-    Van den Bergh, M. (2019). Comments on Normalized Elo (and, earlier,
-    "How to compute the LLR", computeLLR.pdf): the pentanomial model, the
-    maximum likelihood distribution with a given mean (Proposition 1.1),
-    https://www.cantate.be/Fishtest/normalized_elo_practical.pdf ; his
-    ``pentanomial`` repository (``LLRcalc.LLR_logistic``),
-    https://github.com/vdbergh/pentanomial .
-    Li, H., Liu, J. & others, the GSPRT: Liu, J. et al., Generalized
-    sequential probability ratio test, http://stat.columbia.edu/~jcliu/paper/GSPRT_SQA3.pdf .
-    fastchess, ``app/src/matchmaking/sprt/sprt.cpp`` (logistic model:
-    ``leloToScore``, ``getLLR_logistic``; zero counts regularized to 1e-3),
-    https://github.com/Disservin/fastchess .
+    Li, X., Liu, J. & Ying, Z. (2014). Generalized sequential probability
+    ratio test for separate families of hypotheses. Sequential Analysis
+    33(4), 539-563 (the GSPRT), http://stat.columbia.edu/~jcliu/paper/GSPRT_SQA3.pdf .
+    Van den Bergh, M. How to compute the LLR (computeLLR.pdf, Proposition
+    1.1: the maximum likelihood distribution with a given mean),
+    http://hardy.uhasselt.be/Toga/computeLLR.pdf ; Comments on Normalized
+    Elo, https://www.cantate.be/Fishtest/normalized_elo_practical.pdf ; and
+    his reference code, ``LLRcalc.LLR_logistic`` in
+    https://github.com/vdbergh/pentanomial (the trinomial and pentanomial
+    GSPRT with logistic Elo bounds, as Fishtest uses it).
+    fastchess, ``app/src/matchmaking/sprt/sprt.cpp`` (the "logistic" model:
+    ``leloToScore``, ``getLLR_logistic``; a count of 0 regularized to
+    1e-3), https://github.com/Disservin/fastchess .
     Fishtest, the Stockfish testing framework, https://tests.stockfishchess.org .
 """
 
