@@ -806,6 +806,7 @@ def _add_sprt(commands: Any) -> None:
         "relative to B, in the pentanomial model (as Fishtest and fastchess). A live line on stderr shows "
         "pairs, games, score, Elo with its 95 % interval and LLR with its bounds; the verdict is printed on "
         "stdout. Every game is stored; run the same command again to resume (stored pairs are counted first). "
+        "A task plays one pair (both its games) unless --batch-size says otherwise. "
         "Exit status 0 with a verdict (H0, H1 or inconclusive at --max-pairs), 1 if games failed, 2 for bad "
         "arguments, 130 when interrupted.",
     )

@@ -624,7 +624,9 @@ def sequential(
         max_pairs: stop there, inconclusive, without a decision.
         check_every: pairs between two looks at the LLR.
         workers, scheduler, client: where to play, as for :func:`run`.
-        batch_size: games per task, as for :func:`run` (default: sized from times).
+        batch_size: games per task (default 2: a task plays one pair, both
+            its games, so that an interruption leaves few pairs half played;
+            the runner would otherwise start with one game of every pair).
         live: called with the :class:`Verdict` at every checkpoint looked at.
         name: the experiment's name in the store (default: :func:`experiment_name`).
 
@@ -650,6 +652,7 @@ def sequential(
     rules = as_rules(rules)
     name = name or experiment_name(a, b, test, openings, seed)
     keys = lambda index: pair_keys(a, b, order, index, seed, rules)  # noqa: E731
+    batch_size = 2 if batch_size is None else batch_size
     if scheduler is None and client is None:
         workers = local_workers(keys(0), workers)
     checkpoints = _checkpoints(check_every, max_pairs)
