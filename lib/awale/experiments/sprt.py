@@ -608,7 +608,8 @@ def sequential(
     looked at every ``check_every`` pairs, in order, exactly as a run
     without interruption would have looked at it, so a stored decision is
     found again without playing.  Then the pairs are played in batches of
-    whole checkpoints (at least about two games per worker thread) through
+    whole checkpoints (at least one pair per worker thread, longer for fast
+    games) through
     :func:`awale.experiments.runner.run`, on one cluster kept for the whole
     test, and after each batch the checkpoints it completed are looked at
     in order.  A pair counts only when both its games are in the store.
