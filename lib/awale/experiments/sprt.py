@@ -251,6 +251,11 @@ def llr(counts: Sequence[float], elo0: float, elo1: float, regularization: float
 
     Raises:
         ValueError: bad counts, bounds or regularization.
+
+    >>> round(llr([0, 0, 10, 0, 10], 100, 200, regularization=0), 4)  # 10 pairs of ½ + ½, 10 of 1 + 1
+    2.1337
+    >>> SPRT(0, 10).verdict([3, 10, 30, 12, 5]).hypothesis is None  # 60 pairs: not yet decided
+    True
     """
     values = _counts(counts)
     s0, s1 = logistic_score(elo0), logistic_score(elo1)
