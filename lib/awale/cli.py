@@ -15,6 +15,8 @@
     python -m awale endgame build --seeds S --out PATH [--pits N] [--seeds-per-pit K] [--memory MIB]
     python -m awale endgame check PATH [--sample N] [--max-seeds M] [--nodes B] [--seed X] [--captures C]
     python -m awale book build --agent SPEC --plies D --out PATH
+    python -m awale sprt A B --elo0 E0 --elo1 E1 [--alpha A --beta B] [--openings FILE] [--max-pairs N]
+                    [--seed S] [--store PATH] [--workers K | --scheduler ADDR]
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
@@ -274,6 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_play(commands)
     _add_endgame(commands)
     _add_book(commands)
+    _add_sprt(commands)
     return parser
 
 
@@ -770,6 +773,123 @@ def _endgame_check(args: argparse.Namespace) -> int:
         print(_table(("positions", "count"), rows))
     failed |= counts["unexplained"] > 0
     return 1 if failed else 0
+
+
+# --------------------------------------------------------------------------- sprt
+
+#: The openings ``sprt`` plays when ``--openings`` is not given.
+DEFAULT_OPENINGS = "data/strength/openings.txt"
+
+
+def _number(what: str, low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[str], float]:
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not (low < value if open_low else low <= value) or not (value < high if open_high else value <= high):
+            raise argparse.ArgumentTypeError(
+                f"{what} must be {'above' if open_low else 'at least'} {low:g} and "
+                f"{'below' if open_high else 'at most'} {high:g}, got {text}"
+            )
+        return value
+
+    return convert
+
+
+def _add_sprt(commands: Any) -> None:
+    """The ``sprt`` command (awale.experiments.sprt)."""
+    test = commands.add_parser(
+        "sprt",
+        help="decide whether A is stronger than B: a sequential test on paired games",
+        description="Play pairs of games between A and B (each opening twice, sides swapped) until the sequential "
+        "probability ratio test accepts H0 (elo <= ELO0) or H1 (elo >= ELO1), Elo being A's logistic Elo "
+        "relative to B, in the pentanomial model (as Fishtest and fastchess). A live line on stderr shows "
+        "pairs, games, score, Elo with its 95 % interval and LLR with its bounds; the verdict is printed on "
+        "stdout. Every game is stored; run the same command again to resume (stored pairs are counted first). "
+        "A task plays one pair (both its games) unless --batch-size says otherwise. "
+        "Exit status 0 with a verdict (H0, H1 or inconclusive at --max-pairs), 1 if games failed, 2 for bad "
+        "arguments, 130 when interrupted.",
+    )
+    test.add_argument("a", type=_spec, metavar="A", help="the agent tested, e.g. 'champion(nodes=20000)'")
+    test.add_argument("b", type=_spec, metavar="B", help="the agent it is measured against")
+    test.add_argument("--elo0", type=_number("--elo0", -2000, 2000), required=True, metavar="E0",
+                      help="H0: A's Elo over B is E0 (logistic Elo)")
+    test.add_argument("--elo1", type=_number("--elo1", -2000, 2000), required=True, metavar="E1",
+                      help="H1: A's Elo over B is E1 (above E0)")
+    test.add_argument("--alpha", type=_number("--alpha", 0, 1, True, True), default=0.05, metavar="A",
+                      help="the chance of accepting H1 when H0 holds (default 0.05)")
+    test.add_argument("--beta", type=_number("--beta", 0, 1, True, True), default=0.05, metavar="B",
+                      help="the chance of accepting H0 when H1 holds (default 0.05)")
+    test.add_argument("--openings", default=DEFAULT_OPENINGS, metavar="FILE",
+                      help=f"the openings, one line of moves (digits) each (default {DEFAULT_OPENINGS})")
+    test.add_argument("--max-pairs", type=_integer(1, "--max-pairs", 500_000), default=50_000, metavar="N",
+                      help="stop there without a decision: inconclusive (default 50000)")
+    test.add_argument("--check-every", type=_integer(1, "--check-every", 10_000), default=8, metavar="P",
+                      help="pairs between two looks at the LLR (default 8)")
+    test.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
+    _add_store(test)
+    _add_cluster(test)
+    test.set_defaults(handler=_sprt)
+
+
+def _sprt(args: argparse.Namespace) -> int:
+    import time
+
+    from .experiments import sprt
+
+    try:
+        test = sprt.SPRT(args.elo0, args.elo1, args.alpha, args.beta)
+        openings = sprt.load_openings(args.openings)
+    except OSError as error:
+        raise _Failure(f"cannot read the openings {args.openings}: {error.strerror or error}") from None
+    except ValueError as error:
+        raise _Failure(str(error)) from None
+    path = args.store or _default_store()
+    name = sprt.experiment_name(args.a, args.b, test, openings, args.seed)
+    live = sys.stderr.isatty()
+    shown = [0.0]
+
+    def show(verdict: "sprt.Verdict") -> None:
+        now = time.monotonic()
+        if live:
+            print(f"\r\033[K{verdict.line()}", end="", file=sys.stderr, flush=True)
+        elif verdict.finished or now - shown[0] >= 5.0:
+            _info(verdict.line())
+            shown[0] = now
+
+    with ex.Store(path) as store:
+        stored = store.count(name)
+        count = args.workers or available_cores()
+        where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
+                 else f"{count} local worker process{'es' if count != 1 else ''}")
+        _info(f"sprt: {args.a} vs {args.b}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
+              f"beta {test.beta:g}; {len(openings)} openings from {args.openings}; {stored} games already in {path}; "
+              f"playing on {where}")
+        try:
+            verdict = sprt.sequential(
+                args.a, args.b, test, store, openings, seed=args.seed, max_pairs=args.max_pairs,
+                check_every=args.check_every, workers=args.workers, scheduler=args.scheduler,
+                batch_size=args.batch_size, live=show, name=name,
+            )
+        except sprt.SPRTInterrupted as interrupted:
+            if live:
+                print(file=sys.stderr)
+            raise _Failure(
+                f"interrupted: {interrupted.verdict.line()}; {interrupted.stored} games of the test are in {path}; "
+                "run the same command again to resume",
+                130,
+            ) from None
+    if live:
+        print(file=sys.stderr)
+    print(verdict.conclusion())
+    if verdict.beyond:
+        _info(f"sprt: {verdict.beyond} games played after the deciding pair are stored but not counted")
+    if verdict.failed:
+        key, message = verdict.failed[0]
+        _info(f"{PROG}: {len(verdict.failed)} game(s) failed and were not stored; the first: {key}: {message}")
+        return 1
+    return 0
 
 
 # --------------------------------------------------------------------------- entry point

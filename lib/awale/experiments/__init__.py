@@ -4,6 +4,7 @@
 * :mod:`~awale.experiments.runner`: game keys and :func:`run`, which plays the keys not yet stored.
 * :mod:`~awale.experiments.catalog`: the named experiments of the thesis.
 * :mod:`~awale.experiments.verify`: stored games checked through the rules and replayed from their keys.
+* :mod:`~awale.experiments.sprt`: the sequential probability ratio test on paired games (pentanomial model).
 
 >>> from awale.experiments import pair_keys, run
 >>> keys = pair_keys("random", "greedy", games=4, seed=1)
@@ -25,6 +26,7 @@ from .runner import (
     round_robin_keys,
     run,
 )
+from .sprt import SPRT, Verdict, sequential
 from .store import Store, StoreError, count, decode_moves, experiments, load, rules_from_text, rules_to_text
 from .verify import Mismatch, VerifyReport, verify
 
@@ -55,6 +57,9 @@ __all__ = [
     "load",
     "rules_from_text",
     "rules_to_text",
+    "SPRT",
+    "Verdict",
+    "sequential",
     "Mismatch",
     "VerifyReport",
     "verify",

@@ -95,6 +95,7 @@ __all__ = [
     "round_robin_keys",
     "play_batch",
     "run",
+    "cluster",
     "RunSummary",
     "RunInterrupted",
     "RunnerError",
@@ -677,6 +678,29 @@ def _executor(
     if scheduler is None and workers == 0:
         yield _InProcess()
         return
+    with cluster(workers, scheduler, dashboard) as (client, description):
+        yield _Dask(client, retries, description)
+
+
+@contextlib.contextmanager
+def cluster(
+    workers: Optional[int] = None, scheduler: Optional[str] = None, dashboard: Optional[str] = None
+) -> Iterator[Tuple[Any, str]]:
+    """A Dask client for several :func:`run` calls (``run(..., client=client)``), and where it plays, in words.
+
+    The cluster is the one :func:`run` would start or join: with ``scheduler``
+    the existing cluster at that address (its workers checked for this
+    version of awale), else a local cluster of ``workers`` processes (default:
+    one per core) whose processes ignore Ctrl-C, closed, and waited for, on
+    leaving.  ``workers=0`` gives ``(None, "in this process")``: pass
+    ``workers=0`` to :func:`run` then.
+
+    Raises:
+        RunnerError: the scheduler cannot be reached or its workers lack awale.
+    """
+    if scheduler is None and workers == 0:
+        yield None, "in this process"
+        return
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
@@ -693,7 +717,7 @@ def _executor(
             count = default_workers() if workers is None else workers
             stack.callback(_wait_for_exits, _children())  # runs last, once the cluster is closed
             with _sigint_held():
-                cluster = stack.enter_context(
+                local = stack.enter_context(
                     LocalCluster(
                         n_workers=count,
                         threads_per_worker=1,
@@ -706,9 +730,9 @@ def _executor(
                         preload=[__name__],
                     )
                 )
-                client = stack.enter_context(Client(cluster))
+                client = stack.enter_context(Client(local))
             description = f"on {count} local worker process{'es' if count != 1 else ''}"
-        yield _Dask(client, retries, description)
+        yield client, description
 
 
 # --------------------------------------------------------------------------- the run
