@@ -249,6 +249,13 @@ def test_an_interrupted_test_resumes_to_the_same_verdict_without_playing_a_game_
     assert again.counts == reference.counts
     with Store(path) as store:
         assert store.count(name) == before
+    # The chapters read a verdict from the store alone, the same as the run's, and play nothing.
+    read = sprt.stored_verdict("greedy(eps=0.8)", "random", test, path, openings)
+    assert (read.hypothesis, read.counts, read.llr, read.finished) == (
+        reference.hypothesis, reference.counts, reference.llr, True)
+    with Store(path) as store:
+        assert store.count(name) == before
+    assert not sprt.stored_verdict("greedy(eps=0.8)", "random", test, tmp_path / "empty.sqlite", openings).finished
 
 
 def test_max_pairs_ends_inconclusive(tmp_path):

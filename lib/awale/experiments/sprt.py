@@ -99,6 +99,7 @@ __all__ = [
     "shuffled",
     "experiment_name",
     "sequential",
+    "stored_verdict",
     "REGULARIZATION",
     "DEFAULT_CHECK_EVERY",
     "DEFAULT_MAX_PAIRS",
@@ -675,6 +676,43 @@ def sequential(
     except KeyboardInterrupt:  # RunInterrupted too: the games finished are stored
         state.count(db, name, max_pairs)
         raise SPRTInterrupted(state.current(test), db.count(name)) from None
+    finally:
+        if owned:
+            db.close()
+
+
+def stored_verdict(
+    a: str,
+    b: str,
+    test: SPRT,
+    store: Union[Store, str, os.PathLike],
+    openings: Sequence[str],
+    *,
+    seed: int = 0,
+    rules: Optional[Rules] = None,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    check_every: int = DEFAULT_CHECK_EVERY,
+    name: Optional[str] = None,
+) -> Verdict:
+    """The verdict of a test as its stored games give it, without playing a game (for reports and chapters).
+
+    The stored pairs are counted at the checkpoints exactly as :func:`sequential` counts them, so a
+    decided test gives the verdict :func:`sequential` reached; an undecided one gives the verdict after
+    the pairs stored so far (``finished`` is then false).  The arguments are those of :func:`sequential`.
+    """
+    openings = tuple(openings)
+    a, b = canonical_spec(a), canonical_spec(b)
+    order = shuffled(openings, seed)
+    rules = as_rules(rules)
+    name = name or experiment_name(a, b, test, openings, seed)
+    owned = not isinstance(store, Store)
+    db = Store(store) if owned else store
+    try:
+        state = _Tally(lambda index: pair_keys(a, b, order, index, seed, rules))
+        verdict = state.advance(db, name, test, _checkpoints(check_every, max_pairs), None, final_at=max_pairs)
+        if verdict is None:
+            verdict = state.current(test)
+        return dataclasses.replace(verdict, beyond=state.beyond(db, name))
     finally:
         if owned:
             db.close()
