@@ -18,18 +18,9 @@ from awale.render import board_text
 from awale.rules import rules_from_text
 from awale.session import DEFAULT_AGENT, estimate, parse_move
 from awale.record import describe, ending, margin_text, replay
+from conftest import awale
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def awale(*args, stdin="", env=None, cwd=None, timeout=300):
-    """``python -m awale ARGS`` with ``stdin`` as its input."""
-    environment = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
-    environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "awale", *args], input=stdin, capture_output=True, text=True, timeout=timeout,
-        env=environment, cwd=cwd,
-    )
 
 
 # --------------------------------------------------------------------------- what a ply did

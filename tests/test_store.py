@@ -13,8 +13,8 @@ from awale import Rules
 from awale.experiments import store as st
 from awale.experiments.store import Store, StoreError, count, experiments, load
 from awale.match import play
+from conftest import TIMING
 
-TIMING = ["created_at", "south_seconds", "north_seconds"]
 
 
 @pytest.fixture(scope="module")
