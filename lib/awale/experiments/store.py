@@ -74,7 +74,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..match import MatchRecord
-from ..rules import Rules, as_rules, rules_from_text, rules_to_text
+from ..rules import rules_from_text, rules_to_text
 
 if TYPE_CHECKING:  # pandas is imported when a frame is built, not with the module
     import pandas
