@@ -3,8 +3,8 @@
 A game file is a JSON object with five keys: ``format`` (``"awale-game/1"``),
 ``south`` and ``north`` (agent specs, or ``"human"``), ``rules`` (the fields of
 the :class:`awale.Rules`, as :func:`awale.rules.rules_to_text` writes them) and
-``moves`` (one digit per action, as the experiment store encodes them:
-:func:`awale.experiments.store.encode_moves`).  The terminal game
+``moves`` (one digit per action, as the experiment store also keeps them:
+:func:`awale.record.encode_moves`).  The terminal game
 (``python -m awale play --save FILE``), the Jupyter board and the page "Play in
 the browser" write the same files, byte for byte; ``python -m awale replay
 FILE`` shows one.
@@ -23,8 +23,7 @@ import json
 import os
 from typing import Sequence, Tuple, Union
 
-from .experiments.store import decode_moves, encode_moves
-from .record import replay
+from .record import decode_moves, encode_moves, replay
 from .rules import Rules, as_rules, rules_from_text, rules_to_text
 
 __all__ = ["FORMAT", "HUMAN", "GameFile", "save_game", "load_game"]

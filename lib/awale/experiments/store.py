@@ -65,7 +65,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import operator
 import os
 import pathlib
 import socket
@@ -74,6 +73,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..match import MatchRecord
+from ..record import decode_moves, encode_moves
 from ..rules import rules_from_text, rules_to_text
 
 if TYPE_CHECKING:  # pandas is imported when a frame is built, not with the module
@@ -88,7 +88,7 @@ __all__ = [
     "count",
     "rules_to_text",  # the rules' text, from awale.rules: here too, as the store writes and reads it
     "rules_from_text",
-    "encode_moves",
+    "encode_moves",  # the moves' text, from awale.record: here too, as the store writes and reads it
     "decode_moves",
     "COLUMNS",
     "SCHEMA_VERSION",
@@ -193,38 +193,6 @@ class StoredKey:
     north: str
     seed: int
     rules: str
-
-
-# --------------------------------------------------------------------------- encodings
-
-
-def encode_moves(moves: Iterable[int]) -> str:
-    """The moves of a game as a string, one digit per action (actions are 0 to 5).
-
-    >>> encode_moves((2, 0, 5))
-    '205'
-    """
-    digits = []
-    for action in moves:
-        try:
-            value = operator.index(action)
-        except TypeError:
-            value = -1
-        if isinstance(action, bool) or not 0 <= value <= 9:
-            raise ValueError(f"a move must be an action from 0 to 9, got {action!r}")
-        digits.append(str(value))
-    return "".join(digits)
-
-
-def decode_moves(text: str) -> Tuple[int, ...]:
-    """The actions of a string written by :func:`encode_moves`.
-
-    >>> decode_moves("205")
-    (2, 0, 5)
-    """
-    if not isinstance(text, str) or not (text == "" or text.isdigit()):
-        raise ValueError(f"moves must be a string of digits, got {text!r}")
-    return tuple(int(c) for c in text)
 
 
 def _now() -> str:
