@@ -13,20 +13,7 @@ import pytest
 
 from awale.cli import main
 from awale.experiments import count, load, round_robin_keys, run
-
-TIMING = ["created_at", "south_seconds", "north_seconds"]
-
-
-def awale(*args, cwd, timeout=300):
-    """Run ``python -m awale ARGS`` and return the completed process (text output)."""
-    return subprocess.run(
-        [sys.executable, "-m", "awale", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout
-    )
-
-
-def games(path, experiment=None):
-    return load(path, experiment).drop(columns=TIMING)
-
+from conftest import awale, stored_games
 
 # --------------------------------------------------------------------------- help and errors
 
@@ -265,9 +252,9 @@ def test_a_tournament_killed_halfway_resumes_to_the_same_games(tmp_path):
 
     undisturbed = tmp_path / "undisturbed.sqlite"
     run(round_robin_keys(["random", "greedy(eps=0.2)"], 200, seed=7), undisturbed, "tournament", workers=0)
-    resumed = games(tmp_path / "x.sqlite")
+    resumed = stored_games(tmp_path / "x.sqlite")
     assert len(resumed) == 200
-    pd.testing.assert_frame_equal(resumed, games(undisturbed))
+    pd.testing.assert_frame_equal(resumed, stored_games(undisturbed))
 
 
 def test_ctrl_c_stops_cleanly_keeping_the_finished_games(tmp_path):

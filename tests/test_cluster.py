@@ -23,15 +23,11 @@ import pytest
 from awale.experiments import get_experiment, runner, status
 from awale.experiments.runner import MAX_GAMES, RunnerError, default_workers, pair_keys, round_robin_keys, run
 from awale.experiments.store import StoreError, count, load
+from conftest import TIMING, awale
 
 PYTHON = sys.executable
 DASK = str(pathlib.Path(sys.executable).with_name("dask"))
-TIMING = ["created_at", "south_seconds", "north_seconds"]
 KEYS = pair_keys("random", "greedy(eps=0.2)", 12, seed=5)
-
-
-def awale(*args, cwd, timeout=300):
-    return subprocess.run([PYTHON, "-m", "awale", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def in_thread(function, timeout=120):

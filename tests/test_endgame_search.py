@@ -261,3 +261,30 @@ def test_no_database_is_built_under_a_ply_cap(tmp_path, monkeypatch):
     agent = parse("minimax(depth=4, endgame='6')")
     agent.act(Game(rules=capped))
     assert agent.last_search.probes == 0 and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("spec", ["minimax(depth=3, endgame='{path}')", "uct(iterations=200, endgame='{path}')",
+                                  "champion(depth=3, book=False, endgame='{path}')"])
+def test_an_agent_finds_its_database_once_per_reset(nobody, tmp_path, monkeypatch, spec):
+    """The ``endgame`` option is resolved at the first move after a reset, not looked up at every move."""
+    from awale.agents import endgame as option
+    from awale.match import play
+
+    path = tmp_path / "small.db"
+    nobody.save(str(path))
+    found = []
+    original = option.endgame_database
+    monkeypatch.setattr(option, "endgame_database", lambda *args: found.append(args) or original(*args))
+    agent = parse(spec.format(path=path))
+    game = Game(rules=NOBODY)
+    for _ in range(6):
+        game = game.step(agent.act(game))[0]
+        if game.game_finished:
+            break
+    assert len(found) == 1
+    agent.reset()
+    agent.act(Game(rules=NOBODY))
+    assert len(found) == 2
+    found.clear()
+    record = play(spec.format(path=path), "random", rules=NOBODY, seed=3)
+    assert record.plies > 10 and len(found) == 1  # one agent, one look-up, for the whole game

@@ -2,34 +2,11 @@
 
 import numpy as np
 
-from awale import Game, Rules
 from awale.agents import parse
 from awale.rules import seed_rng
 from awale.search.alphabeta import action_values
 from awale.search.mcts import SearchConfig, SearchTree
-
-SMALL_BOARDS = [(2, 2), (3, 2), (2, 3), (3, 1)]
-
-
-def random_positions(n, s, count, seed, plies=12):
-    """Live positions reached by random play on a board of ``n`` pits a side and ``s`` seeds a pit, one per game,
-    after fewer than ``plies`` random plies."""
-    rng = np.random.default_rng(seed)
-    positions = []
-    while len(positions) < count:
-        game = Game(Rules(pits_per_side=n, seeds_per_pit=s))
-        stop = rng.integers(0, plies)
-        for _ in range(stop):
-            if game.game_finished:
-                break
-            game = game.step(int(rng.choice(game.legal_actions)))[0]
-        if not game.game_finished:
-            positions.append(game)
-    return positions
-
-
-def result(value):
-    return "win" if value > 0 else "loss" if value < 0 else "draw"
+from conftest import SMALL_BOARDS, random_positions, result
 
 
 def test_solver_proves_the_exact_values():

@@ -7,6 +7,7 @@ from awale.agents import parse
 from awale.rules import seed_rng
 from awale.search import loop
 from awale.search.mcts import SearchConfig, SearchTree, node_bytes
+from conftest import position
 
 VARIANTS = [
     SearchConfig(),
@@ -18,10 +19,6 @@ VARIANTS = [
     SearchConfig(solver=True),
     SearchConfig(playout="greedy", solver=True, rave=100.0),
 ]
-
-
-def position(south, north, captures, player=0, rules=None):
-    return Game.from_position(list(south) + list(north), captures, player, rules=rules)
 
 
 @pytest.mark.parametrize("config", VARIANTS, ids=str)

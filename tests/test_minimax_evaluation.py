@@ -10,7 +10,7 @@ from awale.agents import parse
 from awale.evaluation import load_evaluation
 from awale.match import play
 from awale.search.alphabeta import EVAL_SCALE, MAX_QUIESCENCE, WIN, AlphaBeta
-from test_exactness import random_positions
+from conftest import random_positions
 
 EVALUATION = load_evaluation()
 

@@ -27,7 +27,7 @@ from awale.search.alphabeta import action_values
 from awale.search.loop import FIRST, NEXT, UNTRIED, VISITS
 from awale.search.mcts import SearchConfig, SearchTree
 from awale.search.parallel import RootForest, SharedTree, search_tree
-from test_exactness import SMALL_BOARDS, random_positions, result
+from conftest import SMALL_BOARDS, random_positions, result
 
 SHARED_CONFIGS = [
     SearchConfig(),

@@ -174,3 +174,30 @@ def test_code_is_never_executed(spec, monkeypatch):
     monkeypatch.setattr(os, "getpid", forbidden)
     message = error(spec)
     assert "malformed" in message or "not a literal" in message, message
+
+
+def test_a_seed_given_to_parse_replaces_the_specs(offset):
+    assert parse("uct(iterations=50, seed=3)", seed=9) == parse("uct(iterations=50, seed=9)")
+    assert parse("minimax(time=0.5)", seed=4).spec == "minimax(time=0.5, seed=4)"
+    assert parse("offset(count=2)", seed=4).spec == "offset(count=2)"  # an agent without a seed keeps none
+    greedy = parse("greedy")
+    assert parse(greedy) is greedy and parse(greedy, seed=greedy.seed) is not greedy  # a copy with the seed
+    with pytest.raises(ValueError, match="seed must be at least 0"):
+        parse("random", seed=-1)
+
+
+def test_a_match_builds_each_agent_once(monkeypatch):
+    """``play`` makes one agent a side from its spec (the canonical spec is remembered), none to copy."""
+    from awale.match import play
+
+    built = []
+    original = Agent.__init__
+
+    def counting(self, **kwargs):
+        built.append(type(self).name)
+        original(self, **kwargs)
+
+    play("greedy(eps=0.1)", "uct(iterations=20)", seed=1)  # the canonical specs are now remembered
+    monkeypatch.setattr(Agent, "__init__", counting)
+    play("greedy(eps=0.1)", "uct(iterations=20)", seed=2)
+    assert sorted(built) == ["greedy", "uct"]

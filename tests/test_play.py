@@ -13,28 +13,14 @@ import pytest
 from awale import Game, Rules
 from awale.agents import parse
 from awale.match import play as match
-from awale.play import (
-    DEFAULT_AGENT,
-    board_text,
-    estimate,
-    load_game,
-    parse_move,
-    parse_rules,
-    save_game,
-)
+from awale.gamefile import load_game, save_game
+from awale.render import board_text
+from awale.rules import rules_from_text
+from awale.session import DEFAULT_AGENT, estimate, parse_move
 from awale.record import describe, ending, margin_text, replay
+from conftest import awale
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def awale(*args, stdin="", env=None, cwd=None, timeout=300):
-    """``python -m awale ARGS`` with ``stdin`` as its input."""
-    environment = {key: value for key, value in os.environ.items() if key != "NO_COLOR"}
-    environment.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "awale", *args], input=stdin, capture_output=True, text=True, timeout=timeout,
-        env=environment, cwd=cwd,
-    )
 
 
 # --------------------------------------------------------------------------- what a ply did
@@ -135,16 +121,20 @@ def test_illegal_moves_say_why_and_what_is_legal():
 
 
 def test_rules_from_the_command_line():
-    assert parse_rules("abapa") == Rules() and parse_rules("Simplified") == Rules.simplified()
-    assert parse_rules("pits_per_side=4, seeds_per_pit=3,feed=false") == Rules(4, 3, feed=False)
-    assert parse_rules("grand_slam=capture-all,max_plies=200") == Rules(grand_slam="capture-all", max_plies=200)
-    assert parse_rules('{"pits_per_side":5}') == Rules(pits_per_side=5)
+    assert rules_from_text("abapa") == Rules() and rules_from_text("Simplified") == Rules.simplified()
+    assert rules_from_text("pits_per_side=4, seeds_per_pit=3,feed=false") == Rules(4, 3, feed=False)
+    assert rules_from_text("grand_slam=capture-all,max_plies=200") == Rules(grand_slam="capture-all", max_plies=200)
+    assert rules_from_text('{"pits_per_side":5}') == Rules(pits_per_side=5)
+    with pytest.raises(ValueError, match=r"unknown field\(s\) \['pits'\].*the fields are collect_remaining, feed"):
+        rules_from_text("pits=4")
     with pytest.raises(ValueError, match="key=value pairs"):
-        parse_rules("pits=4")
+        rules_from_text("pits_per_side 4")
     with pytest.raises(ValueError, match="pits_per_side must be between 2 and 6"):
-        parse_rules("pits_per_side=9")
+        rules_from_text("pits_per_side=9")
+    with pytest.raises(ValueError, match="given twice"):
+        rules_from_text("feed=true, feed=false")
     with pytest.raises(ValueError, match="nothing given"):
-        parse_rules(" , ")
+        rules_from_text(" , ")
 
 
 def test_estimates_of_searches():
@@ -312,7 +302,8 @@ def test_colour_and_ascii_on_request():
     [
         (["play", "nobody"], "unknown agent 'nobody'"),
         (["play", "--side", "east"], "invalid choice: 'east'"),
-        (["play", "--rules", "pits=4"], "key=value pairs"),
+        (["play", "--rules", "pits=4"], "unknown field(s) ['pits']"),
+        (["play", "--rules", "four pits"], "key=value pairs"),
         (["replay", "missing.json"], "No such file or directory: missing.json"),
     ],
 )

@@ -3,7 +3,7 @@
 The page plays Awale with its own JavaScript; these tests hold it to the library's rules without a browser
 (``make check-site`` does the same on 10,000 games inside the built page in Chromium, and plays the page):
 seeded random games compared ply by ply with ``awale.record.describe``, αβ values compared with the library's
-``minimax``, the game file compared byte for byte with ``awale.play.save_game``, and malformed game files
+``minimax``, the game file compared byte for byte with ``awale.gamefile.save_game``, and malformed game files
 refused with a message.  A deliberately broken copy of the engine must fail the same comparison.  They need
 node (``apt-get install -y nodejs``; .ci/run installs it when it is missing).
 """
@@ -22,7 +22,7 @@ import pytest
 
 from awale import Game, Rules
 from awale.experiments.stats import compare as compare_agents
-from awale.play import load_game, save_game
+from awale.gamefile import load_game, save_game
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))

@@ -9,10 +9,7 @@ and the plain-Python kernels.
 import pytest
 
 from awale import Game, IllegalActionError, InvalidPositionError, Rules
-
-
-def position(south, north, captures, player=0, rules=None, plies=0):
-    return Game.from_position(list(south) + list(north), captures, player, rules=rules, plies=plies)
+from conftest import position
 
 
 # --------------------------------------------------------------------------- sowing

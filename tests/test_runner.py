@@ -16,14 +16,7 @@ from awale.agents import Agent, base
 from awale.experiments import runner
 from awale.experiments.runner import GameKey, RunInterrupted, derive_seed, pair_keys, round_robin_keys, run
 from awale.experiments.store import StoreError, count, load
-
-TIMING = ["created_at", "south_seconds", "north_seconds"]
-
-
-def games(path, experiment=None):
-    """The stored games without the columns that depend on when and how fast they were played."""
-    return load(path, experiment).drop(columns=TIMING)
-
+from conftest import stored_games
 
 @pytest.fixture(scope="module")
 def client():
@@ -121,10 +114,10 @@ def test_same_keys_same_games_whatever_the_batching_and_order(tmp_path):
     random.Random(1).shuffle(shuffled)
     run(shuffled, tmp_path / "b.sqlite", "e", workers=0, batch_size=3)
     run(KEYS + KEYS[:5], tmp_path / "c.sqlite", "e", workers=0, batch_size=1)  # duplicates are played once
-    expected = games(tmp_path / "a.sqlite")
+    expected = stored_games(tmp_path / "a.sqlite")
     assert len(expected) == 40
-    pd.testing.assert_frame_equal(games(tmp_path / "b.sqlite"), expected)
-    pd.testing.assert_frame_equal(games(tmp_path / "c.sqlite"), expected)
+    pd.testing.assert_frame_equal(stored_games(tmp_path / "b.sqlite"), expected)
+    pd.testing.assert_frame_equal(stored_games(tmp_path / "c.sqlite"), expected)
 
 
 def test_resume_plays_only_the_missing_keys(tmp_path, monkeypatch):
@@ -143,14 +136,14 @@ def test_resume_plays_only_the_missing_keys(tmp_path, monkeypatch):
     played.clear()
     third = run(KEYS, path, "e", workers=0)
     assert (third.already, third.played, played) == (40, 0, [])
-    pd.testing.assert_frame_equal(games(path), games_of_fresh_run(tmp_path))
+    pd.testing.assert_frame_equal(stored_games(path), games_of_fresh_run(tmp_path))
 
 
 def games_of_fresh_run(tmp_path):
     path = tmp_path / "fresh.sqlite"
     if not path.exists():
         run(KEYS, path, "e", workers=0)
-    return games(path)
+    return stored_games(path)
 
 
 class Faulty(Agent):
@@ -219,9 +212,9 @@ def test_nothing_to_play_starts_no_cluster(tmp_path):
 def test_dask_plays_the_same_games_as_this_process(tmp_path, client):
     summary = run(KEYS, tmp_path / "d.sqlite", "e", client=client)
     assert (summary.played, summary.failed) == (40, [])
-    pd.testing.assert_frame_equal(games(tmp_path / "d.sqlite"), games_of_fresh_run(tmp_path))
+    pd.testing.assert_frame_equal(stored_games(tmp_path / "d.sqlite"), games_of_fresh_run(tmp_path))
     run(KEYS, tmp_path / "d1.sqlite", "e", client=client, batch_size=1)
-    pd.testing.assert_frame_equal(games(tmp_path / "d1.sqlite"), games_of_fresh_run(tmp_path))
+    pd.testing.assert_frame_equal(stored_games(tmp_path / "d1.sqlite"), games_of_fresh_run(tmp_path))
 
 
 def test_a_worker_killed_mid_run_costs_only_its_games_in_flight(tmp_path, client):
@@ -255,7 +248,7 @@ def test_a_worker_killed_mid_run_costs_only_its_games_in_flight(tmp_path, client
     killer.join()
     assert killed_at and killed_at[0] < 40, "the worker was not killed while games were being played"
     assert (summary.played, summary.failed) == (40, [])
-    pd.testing.assert_frame_equal(games(path), games(reference))
+    pd.testing.assert_frame_equal(stored_games(path), stored_games(reference))
 
     deadline = time.monotonic() + 60  # the nanny starts a new worker process
     while time.monotonic() < deadline:

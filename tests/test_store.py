@@ -13,8 +13,8 @@ from awale import Rules
 from awale.experiments import store as st
 from awale.experiments.store import Store, StoreError, count, experiments, load
 from awale.match import play
+from conftest import TIMING
 
-TIMING = ["created_at", "south_seconds", "north_seconds"]
 
 
 @pytest.fixture(scope="module")
@@ -180,6 +180,8 @@ def test_rules_text_is_canonical_and_reads_back():
     with pytest.raises(ValueError, match="unknown field"):
         st.rules_from_text('{"pits": 6}')
     with pytest.raises(ValueError, match="not JSON"):
+        st.rules_from_text('{"pits_per_side": 6')
+    with pytest.raises(ValueError, match="expected abapa, simplified, a JSON object or key=value pairs"):
         st.rules_from_text("Rules()")
     with pytest.raises(ValueError, match="pits_per_side"):
         st.rules_from_text('{"pits_per_side": 9}')

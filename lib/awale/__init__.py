@@ -13,10 +13,10 @@ load.
 import importlib
 from typing import Any, List
 
-__all__ = ["Game", "TreeGame", "TreeStatsGame", "Rules", "IllegalActionError", "InvalidPositionError", "PlayoutStats", "simulate"]
+__all__ = ["Game", "Rules", "IllegalActionError", "InvalidPositionError", "PlayoutStats", "simulate"]
 __version__ = "0.1.0"
 
-#: The opponent of ``python -m awale play`` and of the play board (:mod:`awale.play`), by its spec.
+#: The opponent of ``python -m awale play`` and of the play board (:mod:`awale.session`), by its spec.
 DEFAULT_AGENT = "champion"
 
 _HOMES = {name: "game" for name in __all__ if name != "Rules"}

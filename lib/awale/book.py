@@ -110,9 +110,9 @@ def build(
     Raises:
         ValueError: a bad spec or depth.
     """
-    from .agents import parse
+    from .agents import canonical_spec, parse
 
-    parse(agent)  # a bad spec fails here, before any search
+    spec = canonical_spec(agent)  # a bad spec fails here, before any search
     if isinstance(plies, bool) or not isinstance(plies, int) or not 1 <= plies <= MAX_PLIES:
         raise ValueError(f"a book's plies must be an integer from 1 to {MAX_PLIES}, got {plies!r}")
     rules = as_rules(rules)
@@ -136,7 +136,7 @@ def build(
                     if not child.game_finished:
                         following.append(child)
             frontier = list({position_key(game): game for game in following}.values())
-    return Book(rules, str(parse(agent)), plies, moves)
+    return Book(rules, spec, plies, moves)
 
 
 def load(path: "str | os.PathLike") -> Book:

@@ -314,10 +314,10 @@ def _add_colour(parser: argparse.ArgumentParser) -> None:
 
 
 def _rules(text: str) -> Any:
-    from .play import parse_rules
+    from .rules import rules_from_text
 
     try:
-        return parse_rules(text)
+        return rules_from_text(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

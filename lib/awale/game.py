@@ -4,6 +4,13 @@ A :class:`Game` is a position together with what the rules need to know of
 the past (the positions seen since the last capture, for the repetition rule).
 Playing a move never changes a game; :meth:`Game.step` returns a new one.  All
 the rules are applied by the kernels of :mod:`awale.rules`.
+
+:class:`TreeGame` and :class:`TreeStatsGame` are the final forms of the nodes
+the chapters build (Chapters 3 to 5), a step at a time: a chapter imports the
+library's class of the step before its own (``from awale.game import Game,
+TreeGame``) so that it runs on its own.  They teach; the searches of the
+library keep their trees in arrays (:mod:`awale.search`), so the two are not
+part of the top-level API (``import awale``).
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Optional, Tuple, Union
 
 import numpy as np
 
-from .agents import Agent, parse
+from .agents import Agent, canonical_spec, parse
 from .game import PLAYERS, Game, IllegalActionError
 from .rules import Rules, as_rules
 
@@ -85,8 +85,8 @@ def play(
     rules = as_rules(rules)
     if max_plies is not None:
         rules = dataclasses.replace(rules, max_plies=max_plies)
-    given = (parse(south), parse(north))
-    agents = fresh_agents(given, seed)
+    given = (_canonical(south), _canonical(north))
+    agents = fresh_agents((south, north), seed)
 
     game = Game(rules)
     moves = []
@@ -100,13 +100,13 @@ def play(
             game, _, _ = game.step(action)
         except IllegalActionError:
             raise ValueError(
-                f"agent {given[player].spec!r} ({PLAYERS[player]}) chose the illegal action {action!r} "
+                f"agent {given[player]!r} ({PLAYERS[player]}) chose the illegal action {action!r} "
                 f"at ply {game.plies}; legal actions: {game.legal_actions}"
             ) from None
         moves.append(operator.index(action))
     return MatchRecord(
-        south=given[0].spec,
-        north=given[1].spec,
+        south=given[0],
+        north=given[1],
         seed=seed,
         rules=rules,
         winner=game.winner,
@@ -118,18 +118,24 @@ def play(
     )
 
 
-def fresh_agents(agents: Tuple[Agent, Agent], seed: int) -> Tuple[Agent, Agent]:
-    """New, reset copies of South's and North's agents as :func:`play` gives them a game of ``seed``.
+def fresh_agents(agents: Tuple[Union[Agent, str], Union[Agent, str]], seed: int) -> Tuple[Agent, Agent]:
+    """New, reset agents for South and North as :func:`play` gives them a game of ``seed``.
 
-    Each copy has the same parameters, its ``seed`` (if it has one) derived from the match seed and its
-    side, so that replaying a stored game with these agents gives the same moves.
+    Each is made once: a spec is parsed with its ``seed`` (if it has one) derived from the match seed
+    and its side, an agent is copied with that seed; so replaying a stored game with these agents gives
+    the same moves.
+
+    Raises:
+        ValueError: a bad spec.
     """
     fresh = []
     for side, agent in enumerate(agents):
-        if any(p.name == "seed" for p in agent.params):
-            agent = agent.replace(seed=int(np.random.SeedSequence([seed, side]).generate_state(1)[0]))
-        else:
-            agent = agent.replace()
-        agent.reset()
-        fresh.append(agent)
+        derived = int(np.random.SeedSequence([seed, side]).generate_state(1)[0])
+        made = parse(agent, seed=derived)
+        fresh.append(agent.replace() if made is agent else made)  # an agent without a seed: a fresh copy
     return fresh[0], fresh[1]
+
+
+def _canonical(agent: Union[Agent, str]) -> str:
+    """The canonical spec of an agent or a spec (remembered for a spec: a run plays many games of each)."""
+    return canonical_spec(agent) if isinstance(agent, str) else parse(agent).spec

@@ -4,7 +4,9 @@
 ply: the pit sown, the pits captured, a grand slam that captured nothing
 (Abapa), and how the game ended.  The terminal game (:mod:`awale.play`), the
 Jupyter board (:mod:`awale.widget`) and the site's game viewer draw their
-boards from these descriptions.
+boards from these descriptions.  :func:`encode_moves` and :func:`decode_moves`
+write a game's actions as text, one digit each, as the experiment store and
+game files (:mod:`awale.gamefile`) keep them.
 
 >>> plies = replay([2, 3, 1])
 >>> plies[0].label, plies[-1].game.pits
@@ -14,6 +16,7 @@ boards from these descriptions.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from typing import Iterable, List, Optional, Tuple
 
 import numpy as np
@@ -23,7 +26,7 @@ from .game import PLAYERS, Game, IllegalActionError
 from .render import pit_label
 from .rules import Rules, as_rules
 
-__all__ = ["Ply", "replay", "describe", "ending", "margin_text"]
+__all__ = ["Ply", "replay", "describe", "ending", "margin_text", "encode_moves", "decode_moves"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -149,3 +152,32 @@ def margin_text(game: Game) -> str:
         return f"a draw, {south}-{north}"
     margin = abs(south - north)
     return f"{PLAYERS[game.winner]} wins {south}-{north}, by {margin} seed{'s' if margin != 1 else ''}"
+
+
+def encode_moves(moves: Iterable[int]) -> str:
+    """The moves of a game as a string, one digit per action (actions are 0 to 5).
+
+    >>> encode_moves((2, 0, 5))
+    '205'
+    """
+    digits = []
+    for action in moves:
+        try:
+            value = operator.index(action)
+        except TypeError:
+            value = -1
+        if isinstance(action, bool) or not 0 <= value <= 9:
+            raise ValueError(f"a move must be an action from 0 to 9, got {action!r}")
+        digits.append(str(value))
+    return "".join(digits)
+
+
+def decode_moves(text: str) -> Tuple[int, ...]:
+    """The actions of a string written by :func:`encode_moves`.
+
+    >>> decode_moves("205")
+    (2, 0, 5)
+    """
+    if not isinstance(text, str) or not (text == "" or text.isdigit()):
+        raise ValueError(f"moves must be a string of digits, got {text!r}")
+    return tuple(int(c) for c in text)

@@ -5,6 +5,10 @@ The functions take any object with the attributes of :class:`awale.Game`
 so this module depends on nothing else in the package and the thesis's own
 ``Game`` classes can use it too.
 
+:func:`text_board` and :func:`svg_board` draw a position (``str(game)`` and
+``game.svg()``); :func:`board_text` draws the board of the terminal game
+(:mod:`awale.play`), in box characters and colours, with the last ply marked.
+
 Seen from South's seat, South's row runs left to right at the bottom and
 North's row right to left at the top: seeds travel anticlockwise.  Pits are
 labelled ``A``..``F`` for South and ``a``..``f`` for North, as in OpenSpiel.
@@ -13,10 +17,10 @@ labelled ``A``..``F`` for South and ``a``..``f`` for North, as in OpenSpiel.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Protocol, Sequence, Tuple
+from typing import Iterable, Optional, Protocol, Sequence, Tuple
 from xml.sax.saxutils import escape
 
-__all__ = ["BoardLike", "SVG", "pit_label", "text_board", "svg_board"]
+__all__ = ["BoardLike", "PlyLike", "SVG", "pit_label", "text_board", "svg_board", "board_text", "boxes_fit"]
 
 PLAYER_NAMES = ("South", "North")
 
@@ -29,6 +33,13 @@ class BoardLike(Protocol):
     current_player: int
     game_finished: bool
     winner: "int | None"
+
+
+class PlyLike(Protocol):
+    """What :func:`board_text` reads from the ply that led to a position (an :class:`awale.record.Ply`)."""
+
+    pit: int
+    captured_pits: Tuple[int, ...]
 
 
 class SVG(str):
@@ -165,3 +176,58 @@ def svg_board(game: BoardLike, highlight: Iterable[int] = (), title: str = "") -
         "</svg>"
     )
     return "".join(parts)
+
+
+# --------------------------------------------------------------------------- the terminal's board
+
+# ANSI styles: bold, the pit sown last, captured pits.
+_BOLD, _SOWN, _TAKEN, _RESET = "\033[1m", "\033[1;33m", "\033[1;31m", "\033[0m"
+_BOX = "┌┬┐├┼┤└┴┘─│•×"
+_ASCII = "+" * 9 + "-|*x"
+
+
+def boxes_fit(encoding: Optional[str]) -> bool:
+    """Whether the box characters of :func:`board_text` can be written in ``encoding`` (None: ASCII)."""
+    try:
+        _BOX.encode(encoding or "ascii")
+    except (LookupError, UnicodeEncodeError):
+        return False
+    return True
+
+
+def board_text(game: BoardLike, last: Optional[PlyLike] = None, colour: bool = False, boxes: bool = True) -> str:
+    """The board seen from South's seat, North's row on top, with the last ply marked.
+
+    Args:
+        game: the position.
+        last: the ply that led to it: its pit is marked ``•`` and the pits it captured ``×``.
+        colour: add ANSI colours (the pit sown in yellow, the captured pits in red).
+        boxes: draw with Unicode box characters; ASCII otherwise.
+    """
+    tl, tm, tr, ml, mm, mr, bl, bm, br, h, v, sown, taken = _BOX if boxes else _ASCII
+    n = len(game.pits) // 2
+    captured = set(last.captured_pits) if last else set()
+
+    def cell(pit: int) -> str:
+        mark, style = (sown, _SOWN) if last and pit == last.pit else (taken, _TAKEN) if pit in captured else (" ", "")
+        text = f"{game.pits[pit]:>3}{mark}"
+        return f"{style}{text}{_RESET}" if colour and style else text
+
+    def row(pits: Sequence[int], player: int) -> str:
+        name = PLAYER_NAMES[player].ljust(6)
+        if colour and not game.game_finished and game.current_player == player:
+            name = f"{_BOLD}{name}{_RESET}"
+        return f"{name}{v}" + v.join(cell(p) for p in pits) + f"{v}  captured {game.captures[player]}"
+
+    def rule(left: str, middle: str, right: str) -> str:
+        return " " * 6 + left + middle.join(h * 4 for _ in range(n)) + right
+
+    def labels(pits: Sequence[int]) -> str:
+        return " " * 6 + " " + " ".join(f"{pit_label(p, n):>3} " for p in pits).rstrip()
+
+    north = range(2 * n - 1, n - 1, -1)
+    south = range(n)
+    return "\n".join(
+        [labels(north), rule(tl, tm, tr), row(north, 1), rule(ml, mm, mr), row(south, 0), rule(bl, bm, br),
+         labels(south)]
+    )

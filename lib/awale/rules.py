@@ -25,8 +25,9 @@ The repetition rule needs the positions seen since the last capture: a
 from __future__ import annotations
 
 import dataclasses
+import json
 import operator
-from typing import Optional
+from typing import Any, Optional
 
 import numpy as np
 
@@ -38,6 +39,9 @@ __all__ = [
     "MAX_SEEDS",
     "MAX_PLIES",
     "as_rules",
+    "rules_to_text",
+    "rules_from_text",
+    "MAX_RULES_TEXT",
     "GRAND_SLAM_VARIANTS",
     "ONGOING",
     "SOUTH",
@@ -224,6 +228,97 @@ def as_rules(rules: "Optional[Rules]", default: bool = True) -> Rules:
     if not isinstance(rules, Rules):
         raise ValueError(f"rules must be an awale.Rules, got {rules!r}")
     return rules
+
+
+#: The longest rules text :func:`rules_from_text` reads (a canonical text is about 150 characters).
+MAX_RULES_TEXT = 1000
+
+_NAMED_RULES = {"abapa": Rules.abapa, "simplified": Rules.simplified}
+_WORDS = {"true": True, "false": False, "none": None}
+
+
+def rules_to_text(rules: Rules) -> str:
+    """The canonical text of ``rules``: compact JSON of its fields, keys sorted.
+
+    Equal rules give equal texts, and :func:`rules_from_text` reads it back.  The
+    experiment store keys games by it, and game files hold it (as a JSON object).
+
+    >>> rules_to_text(Rules(max_plies=200))
+    '{"collect_remaining":true,"feed":true,"grand_slam":"no-capture","max_plies":200,"pits_per_side":6,"repetition":true,"seeds_per_pit":4}'
+
+    Raises:
+        ValueError: ``rules`` is not a :class:`Rules`.
+    """
+    return json.dumps(dataclasses.asdict(as_rules(rules, default=False)), sort_keys=True, separators=(",", ":"))
+
+
+def rules_from_text(text: str) -> Rules:
+    """The :class:`Rules` a text names: the one reader of rules, for the store, game files and the command line.
+
+    The text is one of:
+
+    - a JSON object of :class:`Rules` fields, as :func:`rules_to_text` writes it (fields left out keep
+      their defaults);
+    - ``abapa`` or ``simplified`` (either case): :meth:`Rules.abapa`, :meth:`Rules.simplified`;
+    - ``key=value`` pairs of fields separated by commas, ``pits_per_side=4, feed=false``; a value is an
+      integer, ``true``, ``false``, ``none`` (either case) or a bare word (``grand_slam=capture-all``).
+
+    >>> rules_from_text("pits_per_side=4, feed=false, max_plies=300") == Rules(4, feed=False, max_plies=300)
+    True
+
+    Raises:
+        ValueError: anything else, or fields that make no valid rules; the message is one line naming
+            what was wrong.
+    """
+    if not isinstance(text, str):
+        raise ValueError(f"rules text must be a string, got {type(text).__name__}")
+    if len(text) > MAX_RULES_TEXT:
+        raise ValueError(f"rules text is longer than {MAX_RULES_TEXT} characters: {text[:60]!r}...")
+    word = text.strip()
+    if word.lower() in _NAMED_RULES:
+        return _NAMED_RULES[word.lower()]()
+    if word.startswith(("{", "[")):
+        try:
+            fields = json.loads(word)
+        except (ValueError, RecursionError):  # RecursionError: deeply nested JSON
+            raise ValueError(f"rules text is not JSON: {text[:60]!r}") from None
+        if not isinstance(fields, dict):
+            raise ValueError(f"rules text must be a JSON object of Rules fields, got {text[:60]!r}")
+    else:
+        fields = _pairs(text, word)
+    known = {field.name for field in dataclasses.fields(Rules)}
+    unknown = sorted(set(fields) - known)
+    if unknown:
+        raise ValueError(
+            f"rules text has unknown field(s) {unknown}: {text[:60]!r}; the fields are {', '.join(sorted(known))}"
+        )
+    return Rules(**fields)
+
+
+def _pairs(text: str, word: str) -> dict:
+    """The fields of ``key=value, ...`` (``word`` is ``text`` stripped)."""
+    fields: dict = {}
+    for item in filter(None, (part.strip() for part in word.split(","))):
+        key, equals, value = item.partition("=")
+        key, value = key.strip(), value.strip()
+        if not equals or not key.isidentifier():
+            raise ValueError(f"rules {text[:60]!r}: expected abapa, simplified, a JSON object or key=value pairs")
+        if key in fields:
+            raise ValueError(f"rules {text[:60]!r}: {key} is given twice")
+        fields[key] = _value(value)
+    if not fields:
+        raise ValueError(f"rules {text!r}: nothing given")
+    return fields
+
+
+def _value(text: str) -> Any:
+    """A value of a ``key=value`` pair: an integer, a boolean, None, or the word itself."""
+    if text.lower() in _WORDS:
+        return _WORDS[text.lower()]
+    digits = text[1:] if text[:1] in "+-" else text
+    if digits.isdigit() and digits.isascii():
+        return int(text)
+    return text
 
 
 def seed_rng(seed: "int | np.random.Generator") -> np.ndarray:

@@ -6,7 +6,7 @@
 True
 """
 
-from .base import Agent, Param, parse, register, registry
+from .base import Agent, Param, canonical_spec, parse, register, registry
 from . import basic, champion, external, minimax, mcts, opening  # noqa: F401  (importing them registers their agents)
 
-__all__ = ["Agent", "Param", "parse", "register", "registry"]
+__all__ = ["Agent", "Param", "canonical_spec", "parse", "register", "registry"]

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import ast
 import dataclasses
+import functools
 import math
 from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 
 from ..game import Game
 
-__all__ = ["Agent", "Param", "register", "parse", "registry", "budget_params", "seed_param", "check_budget", "MAX_SPEC_LENGTH",
-           "MAX_SECONDS"]
+__all__ = ["Agent", "Param", "register", "parse", "canonical_spec", "registry", "budget_params", "seed_param",
+           "check_budget", "MAX_SPEC_LENGTH", "MAX_SECONDS"]
 
 _REGISTRY: Dict[str, Type["Agent"]] = {}
 
@@ -215,18 +216,53 @@ def _literal(node: ast.AST, spec: str) -> Any:
     raise ValueError(f"agent spec {_short(spec)}: {_short(shown)} is not a literal (numbers, strings, True, False, None)")
 
 
-def parse(spec: str) -> Agent:
+def parse(spec: "str | Agent", seed: Optional[int] = None) -> Agent:
     """Build an agent from a spec such as ``"uct(iterations=3800, c=0.707, seed=1)"``.
 
     A spec is a registered name, optionally followed by keyword arguments
-    with literal values.  Nothing in it is executed.
+    with literal values.  Nothing in it is executed.  The agent is built
+    once, with ``seed`` already in place when one is given: a match or a
+    play session makes its agent by one parse, not by building one agent to
+    copy it with another seed.
+
+    Args:
+        spec: the spec; an agent is returned as it is (or copied with ``seed``).
+        seed: if given, replaces the spec's ``seed`` in an agent that has one (checked like any value).
 
     Raises:
         ValueError: a malformed spec, an unknown agent or parameter, a value
             of the wrong type or out of range.
     """
     if isinstance(spec, Agent):
+        if seed is not None and _has_seed(type(spec)):
+            return spec.replace(seed=seed)
         return spec
+    cls, kwargs = _read(spec)
+    text = spec.strip()
+    if seed is not None and _has_seed(cls):
+        kwargs["seed"] = seed
+    agent = cls(**kwargs)
+    if len(agent.spec) > MAX_SPEC_LENGTH:  # the canonical form must read back, as the store does
+        raise ValueError(f"agent spec {_short(text)}: its canonical form is longer than {MAX_SPEC_LENGTH} characters")
+    return agent
+
+
+@functools.lru_cache(maxsize=4096)
+def canonical_spec(spec: str) -> str:
+    """The canonical form of an agent spec, ``parse(spec).spec`` (remembered: the store keys games by it).
+
+    Raises:
+        ValueError: a malformed spec or an unknown agent or parameter.
+    """
+    return parse(spec).spec
+
+
+def _has_seed(cls: Type[Agent]) -> bool:
+    return any(p.name == "seed" for p in cls.params)
+
+
+def _read(spec: str) -> Tuple[Type[Agent], Dict[str, Any]]:
+    """The agent class a spec names and its keyword arguments, read without building the agent."""
     if not isinstance(spec, str):
         raise ValueError(f"an agent spec must be a string, got {spec!r}")
     text = spec.strip()
@@ -255,10 +291,7 @@ def parse(spec: str) -> Agent:
         if keyword.arg in kwargs:
             raise ValueError(f"agent spec {spec!r}: {keyword.arg!r} is given twice")
         kwargs[keyword.arg] = _literal(keyword.value, spec)
-    agent = _REGISTRY[name](**kwargs)
-    if len(agent.spec) > MAX_SPEC_LENGTH:  # the canonical form must read back, as the store does
-        raise ValueError(f"agent spec {_short(text)}: its canonical form is longer than {MAX_SPEC_LENGTH} characters")
-    return agent
+    return _REGISTRY[name], kwargs
 
 
 def budget_params(default_iterations: int) -> Tuple[Param, ...]:

@@ -24,7 +24,6 @@ given as ``'./15'``.)
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import hashlib
 import json
@@ -40,14 +39,15 @@ except ImportError:  # not POSIX: concurrent first uses may each build the datab
     fcntl = None  # type: ignore[assignment]
 
 from ..game import Game
-from ..rules import Rules
+from ..rules import Rules, rules_to_text
 from .base import Param
 
 if TYPE_CHECKING:
     from ..endgame import EndgameDatabase
 
 __all__ = [
-    "endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path", "BUILD_MEMORY",
+    "EndgameOption", "endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path",
+    "BUILD_MEMORY",
 ]
 
 #: The most memory building a database for the ``endgame`` option may take (bytes): on the standard board of
@@ -104,8 +104,8 @@ def built_database_path(seeds: int, rules: Rules) -> Path:
 
 @functools.lru_cache(maxsize=None)
 def _digest(rules: Rules) -> str:
-    """A short digest of ``rules`` (their fields as sorted JSON) that names their databases."""
-    text = json.dumps(dataclasses.asdict(rules), sort_keys=True)
+    """A short digest of ``rules`` (their canonical text, spaced as JSON's default) that names their databases."""
+    text = json.dumps(json.loads(rules_to_text(rules)), sort_keys=True)  # the spacing of the names made so far
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
@@ -115,7 +115,7 @@ def _built(seeds: int, rules: Rules) -> str:
     One process builds it while the others wait (a lock file beside it); a
     cached file that does not load (damaged, or of another format) is built again.
     Once a process has found the file whole it only checks that it is still there:
-    agents ask for their database at every move.
+    agents ask for their database again after every reset, at the start of each game.
     """
     from .. import endgame
 
@@ -177,10 +177,47 @@ def endgame_database(path: Optional[str], rules: Rules) -> Optional["EndgameData
 def endgame_action(path: Optional[str], game: Game) -> Optional[int]:
     """The database's best action in ``game``, or None if there is no database or it does not cover the game.
 
+    An agent asks its :class:`EndgameOption` instead, which finds the database once.
+
     Raises:
         ValueError: as :func:`endgame_database`.
     """
-    database = endgame_database(path, game.rules)
-    if database is None or game.game_finished or not database.covers(game):
-        return None
-    return min(database.best_actions(game))
+    return EndgameOption(path).action(game)
+
+
+class EndgameOption:
+    """An agent's ``endgame`` option, resolved to its database once for each rules it plays.
+
+    An agent makes one in :meth:`~awale.agents.Agent.reset`, so the database is
+    looked up (opened, or built) at its first use after a reset, not at every move.
+
+    Args:
+        value: the option's value: a database file, a number of seeds, or None.
+    """
+
+    def __init__(self, value: Optional[str]) -> None:
+        self.value = value
+        self._databases: Dict[Rules, Optional["EndgameDatabase"]] = {}
+
+    def database(self, rules: Rules) -> Optional["EndgameDatabase"]:
+        """The database for ``rules`` (see :func:`endgame_database`), found on the first call for them.
+
+        Raises:
+            ValueError: as :func:`endgame_database`.
+        """
+        if self.value is None:
+            return None
+        if rules not in self._databases:
+            self._databases[rules] = endgame_database(self.value, rules)
+        return self._databases[rules]
+
+    def action(self, game: Game) -> Optional[int]:
+        """The database's best action in ``game`` (the first by action), or None if it does not hold the game.
+
+        Raises:
+            ValueError: as :func:`endgame_database`.
+        """
+        database = self.database(game.rules)
+        if database is None or game.game_finished or not database.covers(game):
+            return None
+        return min(database.best_actions(game))

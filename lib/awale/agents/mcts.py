@@ -19,7 +19,7 @@ from ..rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
 from ..search.parallel import SCHEMES, RootForest, check_parallel, resolve_threads, search_tree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
-from .endgame import endgame_action, endgame_database, endgame_param
+from .endgame import EndgameOption, endgame_param
 
 __all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
 
@@ -117,6 +117,7 @@ class _TreeSearcher(_Searcher):
     def reset(self) -> None:
         super().reset()
         self.tree: Optional[Union[SearchTree, RootForest]] = None
+        self._endgame = EndgameOption(self.endgame)  # the database is found at the first move, once
 
     def search(self, game: Game) -> Union[SearchTree, RootForest]:
         """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it.
@@ -133,7 +134,7 @@ class _TreeSearcher(_Searcher):
             ):
                 tree = None  # the kept subtree and this search would not fit in memory: start afresh
         if tree is None:
-            database = endgame_database(self.endgame, game.rules)
+            database = self._endgame.database(game.rules)
             tree = search_tree(game, self.config(), self._rng, (self.budget_iterations or 4096) + 1, self.threads,
                                self.parallel, endgame=database)
         if self.time is not None:
@@ -146,7 +147,7 @@ class _TreeSearcher(_Searcher):
     def act(self, game: Game) -> int:
         if len(game.legal_actions) == 1:  # a forced move needs no search
             return game.legal_actions[0]
-        exact = endgame_action(self.endgame, game)
+        exact = self._endgame.action(game)
         if exact is not None:
             return exact
         return self.search(game).best_action(by=self.final)

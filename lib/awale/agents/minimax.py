@@ -15,7 +15,7 @@ from ..evaluation import load_evaluation
 from ..game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
-from .endgame import endgame_action, endgame_database, endgame_param
+from .endgame import EndgameOption, endgame_param
 
 __all__ = ["Minimax"]
 
@@ -81,11 +81,13 @@ class Minimax(Agent):
         return self._spec_without(("depth",) if self.depth is None and budget else ())
 
     def reset(self) -> None:
-        """Empty the transposition table and restart the tie-breaking generator."""
+        """Empty the transposition table, restart the tie-breaking generator and let go of the endgame database
+        (found again at the next move)."""
         if self._searcher is not None:
             self._searcher.clear()
         self._rng = np.random.default_rng(self.seed)
         self.last_search: Optional[SearchResult] = None
+        self._endgame = EndgameOption(self.endgame)
 
     def act(self, game: Game) -> int:
         """An action of ``game`` with the best αβ value (ties broken at random).
@@ -94,10 +96,10 @@ class Minimax(Agent):
             ValueError: ``game`` is not a game, or it is over.
         """
         self._check_game(game)
-        exact = endgame_action(self.endgame, game)
+        exact = self._endgame.action(game)
         if exact is not None:
             return exact
-        database = endgame_database(self.endgame, game.rules)
+        database = self._endgame.database(game.rules)
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = load_evaluation() if self.evaluation else None
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence)

@@ -66,9 +66,9 @@ class OpeningAgent(Agent):
             raise ValueError(f"opening: moves holds at most {MAX_OPENING_PLIES} plies, got {len(self.moves)}")
         if any(c not in "012345" for c in self.moves):
             raise ValueError(f"opening: moves must be digits 0 to 5, one per ply, got {self.moves!r}")
+        self.agent = self._values["agent"] = inner.spec  # canonical, as the store keeps specs
         if any(p.name == "seed" for p in inner.params):
             inner = inner.replace(seed=self.seed)
-        self.agent = self._values["agent"] = parse(self.agent).spec  # canonical, as the store keeps specs
         self._inner = inner
 
     @property

@@ -345,7 +345,7 @@ def replay_times(
         moves = {agent: 0, opponent: 0}
         for row in chosen.itertuples():
             specs = (row.south, row.north)
-            players = fresh_agents((parse(row.south), parse(row.north)), int(row.seed))
+            players = fresh_agents((row.south, row.north), int(row.seed))
             game = Game(rules=rules_from_text(row.rules))
             for ply, stored in enumerate(decode_moves(row.moves)):
                 side = game.current_player

@@ -81,10 +81,10 @@ from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequenc
 import numpy as np
 
 from .._guard import available_cores
-from ..agents import parse
+from ..agents import canonical_spec, parse
 from ..match import MatchRecord, play
-from ..rules import Rules, as_rules
-from .store import CLAIM_SECONDS, Store, StoreError, StoredKey, claimant, rules_from_text, rules_to_text
+from ..rules import Rules, as_rules, rules_from_text, rules_to_text
+from .store import CLAIM_SECONDS, Store, StoreError, StoredKey, claimant
 
 __all__ = [
     "GameKey",
@@ -125,16 +125,6 @@ class RunnerError(Exception):
 
 
 # --------------------------------------------------------------------------- keys
-
-
-@functools.lru_cache(maxsize=4096)
-def canonical_spec(spec: str) -> str:
-    """The canonical form of an agent spec, ``str(parse(spec))``.
-
-    Raises:
-        ValueError: a malformed spec or an unknown agent or parameter.
-    """
-    return str(parse(spec))
 
 
 @functools.lru_cache(maxsize=256)

@@ -10,7 +10,7 @@ column          meaning
 experiment      the experiment's name (a tournament, a catalogue entry...)
 south, north    canonical agent specs, ``str(awale.agents.parse(spec))``
 seed            the match seed given to :func:`awale.match.play`
-rules           the rules, canonical JSON (see :func:`rules_to_text`)
+rules           the rules, canonical JSON (see :func:`awale.rules.rules_to_text`)
 winner          0 (South), 1 (North) or NULL for a draw
 south_score     seeds captured by South (seeds collected at the end included)
 north_score     seeds captured by North
@@ -65,8 +65,6 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime
-import json
-import operator
 import os
 import pathlib
 import socket
@@ -75,7 +73,8 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
 from ..match import MatchRecord
-from ..rules import Rules, as_rules
+from ..record import decode_moves, encode_moves
+from ..rules import rules_from_text, rules_to_text
 
 if TYPE_CHECKING:  # pandas is imported when a frame is built, not with the module
     import pandas
@@ -87,9 +86,9 @@ __all__ = [
     "load",
     "experiments",
     "count",
-    "rules_to_text",
+    "rules_to_text",  # the rules' text, from awale.rules: here too, as the store writes and reads it
     "rules_from_text",
-    "encode_moves",
+    "encode_moves",  # the moves' text, from awale.record: here too, as the store writes and reads it
     "decode_moves",
     "COLUMNS",
     "SCHEMA_VERSION",
@@ -178,9 +177,6 @@ _INSERT = (
     "ON CONFLICT (experiment, south, north, seed, rules) DO NOTHING"
 )
 
-# Canonical rules texts are about 150 characters; anything much longer is not one.
-_MAX_RULES_TEXT = 1000
-
 #: Seeds are SQLite integers: signed 64-bit.
 _MAX_SEED = 2**63 - 1
 
@@ -197,73 +193,6 @@ class StoredKey:
     north: str
     seed: int
     rules: str
-
-
-# --------------------------------------------------------------------------- encodings
-
-
-def rules_to_text(rules: Rules) -> str:
-    """The canonical text of ``rules``: compact JSON of its fields, keys sorted.
-
-    Equal rules give equal texts, and :func:`rules_from_text` reads it back.
-
-    >>> rules_to_text(Rules(max_plies=200))
-    '{"collect_remaining":true,"feed":true,"grand_slam":"no-capture","max_plies":200,"pits_per_side":6,"repetition":true,"seeds_per_pit":4}'
-
-    Raises:
-        ValueError: ``rules`` is not an :class:`awale.Rules`.
-    """
-    return json.dumps(dataclasses.asdict(as_rules(rules, default=False)), sort_keys=True, separators=(",", ":"))
-
-
-def rules_from_text(text: str) -> Rules:
-    """The :class:`awale.Rules` written by :func:`rules_to_text`.
-
-    Raises:
-        ValueError: the text is not such a JSON object, or describes invalid rules.
-    """
-    if isinstance(text, str) and len(text) > _MAX_RULES_TEXT:
-        raise ValueError(f"rules text is longer than {_MAX_RULES_TEXT} characters: {text[:60]!r}...")
-    try:
-        fields = json.loads(text)
-    except (TypeError, ValueError, RecursionError):  # RecursionError: deeply nested JSON
-        raise ValueError(f"rules text is not JSON: {text[:60]!r}") from None
-    if not isinstance(fields, dict):
-        raise ValueError(f"rules text must be a JSON object, got {text!r}")
-    known = {field.name for field in dataclasses.fields(Rules)}
-    unknown = sorted(set(fields) - known)
-    if unknown:
-        raise ValueError(f"rules text has unknown field(s) {unknown}: {text!r}")
-    return Rules(**fields)
-
-
-def encode_moves(moves: Iterable[int]) -> str:
-    """The moves of a game as a string, one digit per action (actions are 0 to 5).
-
-    >>> encode_moves((2, 0, 5))
-    '205'
-    """
-    digits = []
-    for action in moves:
-        try:
-            value = operator.index(action)
-        except TypeError:
-            value = -1
-        if isinstance(action, bool) or not 0 <= value <= 9:
-            raise ValueError(f"a move must be an action from 0 to 9, got {action!r}")
-        digits.append(str(value))
-    return "".join(digits)
-
-
-def decode_moves(text: str) -> Tuple[int, ...]:
-    """The actions of a string written by :func:`encode_moves`.
-
-    >>> decode_moves("205")
-    (2, 0, 5)
-    """
-    if not isinstance(text, str) or not (text == "" or text.isdigit()):
-        raise ValueError(f"moves must be a string of digits, got {text!r}")
-    return tuple(int(c) for c in text)
 
 
 def _now() -> str:
@@ -714,7 +643,7 @@ def load(path: Union[str, os.PathLike], experiment: Optional[str] = None) -> "pa
 
     Columns and types: ``experiment``, ``south``, ``north``, ``rules`` and
     ``moves`` are strings (``moves``: one digit per action, see
-    :func:`decode_moves`; ``rules``: see :func:`rules_from_text`); ``seed``,
+    :func:`decode_moves`; ``rules``: see :func:`awale.rules.rules_from_text`); ``seed``,
     ``south_score``, ``north_score`` and ``plies`` are ``int64``; ``winner``
     is a nullable ``Int64``, 0 for South, 1 for North and ``<NA>`` for a
     draw; ``result`` is South's result as a ``float64`` (1 a win, 0.5 a draw,

@@ -1,0 +1,179 @@
+"""A game between a human and an agent, one move at a time: :class:`Session`.
+
+The terminal game (:mod:`awale.play`) and the Jupyter board
+(:mod:`awale.widget`) both play through a session; this module holds what
+they share and no input or output of its own: the session, the reading of a
+typed move (:func:`parse_move`) and an agent's rating of its move in words
+(:func:`estimate`).
+
+A move is a pit of the player to move, as its letter (``A``..``F`` for South,
+``a``..``f`` for North, either case) or its number from the mover's left
+(``1``..``6``).
+
+>>> session = Session("greedy")
+>>> ply = session.play(parse_move("C", session.game))
+>>> ply.label, session.human_to_move
+('C', False)
+"""
+
+from __future__ import annotations
+
+import os
+from typing import List, Optional, Tuple, Union
+
+from . import DEFAULT_AGENT
+from .agents import Agent, parse
+from .game import Game, IllegalActionError
+from .gamefile import HUMAN, save_game
+from .record import Ply, describe
+from .render import pit_label
+from .rules import Rules, as_rules
+
+__all__ = ["DEFAULT_AGENT", "Session", "estimate", "parse_move"]
+
+
+def parse_move(text: str, game: Game) -> int:
+    """The action a player typed: a pit letter of the mover (either case) or its number from 1.
+
+    Raises:
+        ValueError: the text is not a pit of the mover, or the move is illegal; the message is one
+            line saying why and, for an illegal move, which moves are legal.
+    """
+    n = game.rules.pits_per_side
+    player = game.current_player
+    first = "A" if player == 0 else "a"
+    letters = f"{first}-{chr(ord(first) + n - 1)}"
+    word = text.strip()
+    if len(word) == 1 and word.isalpha() and word.isascii():
+        action = ord(word.lower()) - ord("a")
+        if not 0 <= action < n:
+            raise ValueError(f"{word!r} is not one of your pits: they are {letters} (or 1-{n})")
+    elif word.isdigit() and word.isascii():
+        action = int(word) - 1
+        if not 0 <= action < n:
+            raise ValueError(f"pit numbers go from 1 to {n}, got {word}")
+    else:
+        raise ValueError(f"{word!r} is not a move: type a pit ({letters} or 1-{n}), or help")
+    if action not in game.legal_actions:
+        try:
+            game.step(action)
+        except IllegalActionError as error:
+            reason = str(error).split("is illegal: ", 1)[-1].split("; legal actions", 1)[0]
+        legal = ", ".join(pit_label(player * n + a, n) for a in game.legal_actions)
+        raise ValueError(f"{pit_label(player * n + action, n)} cannot be played: {reason}; legal moves: {legal}")
+    return action
+
+
+def estimate(agent: Agent, game: Game, action: int) -> str:
+    """How ``agent`` rated ``action`` in its last search of ``game``, in words ("" if it cannot say).
+
+    Tree searches give the mean result of the move for the mover (a win 1, a draw ½) over their
+    simulations, or the result the solver proved; αβ its value in seeds at the depth reached.
+    """
+    if len(game.legal_actions) == 1:
+        return "the only legal move"
+    tree = getattr(agent, "tree", None)
+    if tree is not None and tree.game == game and tree.game.plies == game.plies:
+        stats = {s.action: s for s in tree.children()}
+        chosen = stats.get(action)
+        if chosen is None:
+            return ""
+        if chosen.proven:
+            return f"a proven {chosen.proven}"
+        total = sum(s.visits for s in stats.values())
+        return f"expected score {chosen.mean:.0%} after {chosen.visits:,} of {total:,} simulations"
+    search = getattr(agent, "last_search", None)
+    if search is not None and action in search.best_actions:
+        depth = "to the end of the game" if search.exact else f"at depth {search.depth}"
+        return f"αβ value {search.value:+d} seeds {depth}"
+    return ""
+
+
+class Session:
+    """A game between a human and an agent, one move at a time, with hints and take-backs.
+
+    Args:
+        agent: the opponent, an agent or a spec (see :func:`awale.agents.parse`).
+        side: the human's side, 0 (South, who moves first) or 1 (North).
+        rules: the rules (Abapa by default).
+        seed: replaces the agent's ``seed``, if it has one; its hints come from a copy with the same seed,
+            so asking for one never changes the agent's moves.
+
+    Raises:
+        ValueError: a bad spec, side or rules.
+    """
+
+    def __init__(self, agent: Union[str, Agent] = DEFAULT_AGENT, side: int = 0, rules: Optional[Rules] = None,
+                 seed: int = 0) -> None:
+        if side not in (0, 1) or isinstance(side, bool):
+            raise ValueError(f"side must be 0 (South) or 1 (North), got {side!r}")
+        self.side = side
+        self.rules = as_rules(rules)
+        self.agent = parse(agent, seed=seed)
+        self._adviser = self.agent.replace()
+        self.plies: List[Ply] = []
+
+    @property
+    def game(self) -> Game:
+        """The position now."""
+        return self.plies[-1].game if self.plies else Game(self.rules)
+
+    @property
+    def last(self) -> Optional[Ply]:
+        """The last ply played, if any."""
+        return self.plies[-1] if self.plies else None
+
+    @property
+    def players(self) -> Tuple[str, str]:
+        """South's and North's names: ``"human"`` or the agent's spec."""
+        names = [HUMAN, HUMAN]
+        names[1 - self.side] = self.agent.spec
+        return names[0], names[1]
+
+    @property
+    def human_to_move(self) -> bool:
+        """Whether the game goes on and it is the human's turn."""
+        return not self.game.game_finished and self.game.current_player == self.side
+
+    def play(self, action: int) -> Ply:
+        """Play the human's ``action``.
+
+        Raises:
+            ValueError: it is not the human's turn, or the action is illegal (``IllegalActionError``).
+        """
+        if not self.human_to_move:
+            raise ValueError("it is not your turn" if not self.game.game_finished else "the game is over")
+        ply = describe(self.game, action)
+        self.plies.append(ply)
+        return ply
+
+    def reply(self) -> Tuple[Ply, str]:
+        """Let the agent move; returns the ply and the agent's rating of it (see :func:`estimate`)."""
+        game = self.game
+        if game.game_finished or game.current_player == self.side:
+            raise ValueError("it is not the agent's turn")
+        action = self.agent.act(game)
+        rating = estimate(self.agent, game, action)
+        ply = describe(game, action)
+        self.plies.append(ply)
+        return ply, rating
+
+    def hint(self) -> Tuple[int, str]:
+        """What the agent would play in the human's place, and its rating of that move."""
+        if not self.human_to_move:
+            raise ValueError("a hint is for your turn")
+        game = self.game
+        action = self._adviser.act(game)
+        return action, estimate(self._adviser, game, action)
+
+    def undo(self) -> bool:
+        """Take back the human's last move and the reply to it; False if the human has not moved yet."""
+        mine = [i for i, ply in enumerate(self.plies) if ply.player == self.side]
+        if not mine:
+            return False
+        del self.plies[mine[-1]:]
+        return True
+
+    def save(self, path: Union[str, os.PathLike]) -> None:
+        """Write the game so far to a game file (see :func:`awale.gamefile.save_game`)."""
+        save_game(path, *self.players, self.rules, [ply.action for ply in self.plies])
