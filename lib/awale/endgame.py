@@ -71,6 +71,7 @@ __all__ = [
     "build_file",
     "METHODS",
     "READ_VERSIONS",
+    "VALUES_VERSION",
     "work_memory",
     "check_build",
     "load",
@@ -79,12 +80,17 @@ __all__ = [
     "Comparison",
     "compare",
     "sample",
+    "search_check",
     "captures_check",
     "probe_tables",
 ]
 
 #: Version of the file layout written by :meth:`EndgameDatabase.save`.
 FORMAT_VERSION = 2
+
+#: Version of the values (the game solved and the index): files of any format with the same values version
+#: hold the same values, so the cache names its files by it.
+VALUES_VERSION = 1
 
 #: The versions :func:`load` reads.  Version 1 had no per-layer checksums; the values are the same.
 READ_VERSIONS = (1, 2)
@@ -629,6 +635,8 @@ class EndgameDatabase:
         set_threads(threads)
         params = np.array(self.rules.params)
         values = self.values
+        if not values.flags.writeable:  # the kernel is compiled for writable arrays; a private mapping writes nothing
+            values = np.memmap(self.path, dtype=np.int8, mode="c", offset=self._offset, shape=(len(self),))
         none8, none_flags = np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.uint8)
         errors = 0
         for seeds in range(self.seeds + 1):
@@ -658,7 +666,7 @@ class EndgameDatabase:
             "index": "mover's pits first; boards with fewer seeds first; co-lexicographic rank of the separators",
             "value": "int8: best forced difference of the seeds still to be won, for the player to move",
             "sha256": self.checksum,
-            "layers": self.layer_checksums(),
+            "layers": self._layer_sums or self.layer_checksums(),
         }
 
     def layer_checksums(self) -> List[str]:
@@ -1044,11 +1052,11 @@ def build_file(
             os.fsync(handle.fileno())
         _write_json(state_path, {**expected, "layers": layers})
         meter.done += stop - start
-    values = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
-    database.checksum = _layer_digest(values)
-    del values
+    database._values = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
+    database.checksum = _layer_digest(database._values)
+    database._layer_sums = layers
     header = database.header()
-    header["layers"] = layers
+    database._values = None
     text = json.dumps(header, sort_keys=True).encode()
     if len(text) > room:
         raise RuntimeError(f"the header needs {len(text)} bytes, {room} were kept")  # pragma: no cover
@@ -1242,6 +1250,50 @@ def compare(database: EndgameDatabase, index: int, searcher, nodes: int = 1_000_
     if comparison.status != "agree":
         comparison = dataclasses.replace(comparison, replayed=_search_value(database, board, False, 5 * nodes))
     return comparison
+
+
+def search_check(database: EndgameDatabase, seeds: int, count: int, nodes: int = 100_000, seed: int = 0) -> Dict[str, int]:
+    """Compare ``count`` random live positions of layer ``seeds`` with an exact search of the database's own game.
+
+    The search (the one :func:`compare` replays disagreements with) plays
+    the quiet moves out, remembering the line since the last capture and
+    ending a repetition with the seeds on the board split equally; a capture
+    leads to the database's value of the layer below.  It checks the layer's
+    fixed point move by move, independently of how it was reached.
+
+    Returns:
+        ``{"agree": n, "disagree": n, "undecided": n}`` (undecided: the
+        search ran out of its ``nodes``).
+
+    Raises:
+        ValueError: ``seeds`` is not a layer of the database with live positions.
+    """
+    seeds = _check_seeds(seeds, database.rules)
+    if not 1 <= seeds <= database.seeds:
+        raise ValueError(f"seeds must be from 1 to {database.seeds} for this database, got {seeds}")
+    rng = np.random.default_rng(seed)
+    low, high = int(database._offsets[seeds]), int(database._offsets[seeds + 1])
+    params = np.array(database.rules.params)
+    n = database.rules.pits_per_side
+    state = np.zeros(2 * n + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    chosen: Dict[int, None] = {}
+    tries = 0
+    while len(chosen) < min(count, high - low) and tries < 100 * count:
+        tries += 1
+        index = int(rng.integers(low, high))
+        state[: 2 * n] = database.board(index)
+        state[2 * n + 4] = ONGOING
+        if index not in chosen and legal_actions(state, params, out) > 0:
+            chosen[index] = None
+    counts = {"agree": 0, "disagree": 0, "undecided": 0}
+    for index in chosen:
+        found = _search_value(database, database.board(index), False, nodes)
+        if found is None:
+            counts["undecided"] += 1
+        else:
+            counts["agree" if found == int(database.values[index]) else "disagree"] += 1
+    return counts
 
 
 def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Optional[int] = None) -> List[int]:
