@@ -55,7 +55,7 @@ def test_a_file_build_has_the_values_of_the_build_in_memory(tmp_path):
     assert not (tmp_path / "e.db.part").exists() and not (tmp_path / "e.db.part.json").exists()
     loaded = eg.load(str(path), verify=True)
     assert loaded.verify_layers() == [] and len(loaded._layer_sums) == 9
-    assert loaded.recurrence_errors() == 0
+    assert loaded.recurrence_errors() == 0 and loaded.recurrence_errors(layers=[8, 3]) == 0
 
 
 class _Stop(Exception):

@@ -624,13 +624,15 @@ class EndgameDatabase:
                     progress(seeds, min(size, start + chunk), f"{what}, {size:,} positions with {seeds} seeds")
             yield seeds, moves, caps, counts
 
-    def recurrence_errors(self, progress: Optional[Progress] = None, threads: Optional[int] = None) -> int:
+    def recurrence_errors(
+        self, progress: Optional[Progress] = None, threads: Optional[int] = None, layers: Optional[List[int]] = None
+    ) -> int:
         """Positions whose value is not the best over their moves of captures minus the child's value.
 
-        Every position of the database is checked, its moves generated afresh
-        by the rules' kernels (on ``threads`` threads, a layer at a time, the
-        values read from the mapped file); 0 means the whole table obeys the
-        minimax recurrence.
+        Every position of the database (or of the ``layers`` given) is
+        checked, its moves generated afresh by the rules' kernels (on
+        ``threads`` threads, a layer at a time, the values read from the
+        mapped file); 0 means the table obeys the minimax recurrence.
         """
         set_threads(threads)
         params = np.array(self.rules.params)
@@ -639,7 +641,9 @@ class EndgameDatabase:
             values = np.memmap(self.path, dtype=np.int8, mode="c", offset=self._offset, shape=(len(self),))
         none8, none_flags = np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.uint8)
         errors = 0
-        for seeds in range(self.seeds + 1):
+        for seeds in range(self.seeds + 1) if layers is None else layers:
+            if not 0 <= seeds <= self.seeds:
+                raise ValueError(f"layers must be from 0 to {self.seeds}, got {seeds}")
             start, stop = int(self._offsets[seeds]), int(self._offsets[seeds + 1])
             work = _Work(params, self._binom, self._offsets, values[:start], values[start:stop], none8, none_flags)
             for low in range(0, stop - start, _BLOCK):
