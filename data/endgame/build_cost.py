@@ -23,6 +23,7 @@ is exactly layers 0 to ``S``.  Columns:
 import argparse
 import csv
 import os
+import re
 import resource
 import sys
 import time
@@ -88,8 +89,9 @@ def main() -> None:
             current.update(layer=layer, begin=now, loads=[], passes=0)
         current["loads"].append(os.getloadavg()[0])
         current["anon"] = max(current["anon"], anonymous_mib())
-        if " pass " in message:
-            current["passes"] = int(message.split(" pass ")[1].split()[0])
+        found = re.search(r"\bpass (\d+)", message)
+        if found:
+            current["passes"] = int(found.group(1))
 
     eg.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr))
     close(time.perf_counter())

@@ -34,8 +34,12 @@ separators, ranked in co-lexicographic order) after the
 ``C(s + 2n - 1, 2n)`` boards with fewer seeds.  One signed byte per position.
 
 The file is a 16-byte magic line, a JSON header (rules, seeds, format
-version, count, SHA-256 of the values) and the values; :func:`load` reads
-the header and maps the values only when a position is first looked up.
+version, count, SHA-256 of the values and, from format 2, of each layer)
+and the values; :func:`load` reads the header and maps the values
+read-only when a position is first looked up, so the processes of a
+machine share one copy.  :func:`build` solves a database in memory;
+:func:`build_file` writes a deep one straight to its file, layer by layer
+on every core, and resumes a build that was stopped.
 
 The searches (:mod:`awale.search.alphabeta`, :mod:`awale.search.mcts`)
 probe the database from their compiled kernels: :func:`probe_tables` hands
@@ -810,7 +814,9 @@ _BLOCK = 1 << 20  # positions per call of the pass kernel, between progress repo
 
 
 class _Meter:
-    """Progress of a build: the layer, the pass, positions per second and an estimate of the time left.
+    """Progress of a build: the share done, the pass, positions per second and an estimate of the time left.
+
+    The layer is the first argument of each call of ``progress``.
 
     The estimate assumes every position costs what those evaluated so far
     cost (the passes after the first touch few positions, and the larger
@@ -840,8 +846,8 @@ class _Meter:
         width = 20
         filled = int(width * done / self.total) if self.total else width
         bar = "#" * filled + "." * (width - filled)
-        self.progress(layer, done, f"[{bar}] {100 * done / max(1, self.total):3.0f}% layer {layer}/{self.seeds} "
-                      f"pass {step} {text}, {rate / 1e6:.2f} M positions/s, ETA {eta}")
+        self.progress(layer, done, f"[{bar}] {100 * done / max(1, self.total):3.0f}%, pass {step}, "
+                      f"{rate / 1e6:.2f} M pos/s, ETA {eta} ({text})")
 
 
 def _solve_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: _Meter) -> int:
