@@ -17,7 +17,10 @@ is exactly layers 0 to ``S``.  Columns:
   file), ``file_mib``;
 * ``load`` (the machine's 1-minute load average, mean over the layer's
   reports), ``cores`` and ``threads``: the cores are shared with whatever else
-  runs, so on a loaded machine the wall times are pessimistic.
+  runs, so on a loaded machine the wall times are pessimistic;
+* ``run``: ``first``, or ``resumed`` for the layers of a build that resumed:
+  with ``--previous CSV`` the rows of the layers it kept are taken from that
+  file and the new rows' times (and peaks) continue from its last one.
 """
 
 import argparse
@@ -43,12 +46,31 @@ def anonymous_mib() -> float:
     return float("nan")
 
 
+def merge(previous: list, new: list) -> list:
+    """The rows of a resumed build after those of the run it resumed (times and peaks continued)."""
+    kept = [row for row in previous if int(row["seeds"]) < int(new[0]["seeds"])]
+    last = kept[-1]
+    merged = []
+    wall = float(last["build_seconds"])
+    for row in new:
+        row = dict(row)
+        wall += float(row["layer_seconds"])  # the resumed run's start-up and checks are left out of the wall time
+        row["build_seconds"] = round(wall, 2)
+        row["cpu_seconds"] = round(float(row["cpu_seconds"]) + float(last["cpu_seconds"]), 2)  # they are in this
+        for key in ("peak_rss_mib", "peak_anon_mib"):
+            row[key] = max(float(row[key]), max(float(r[key]) for r in kept))
+        row["run"] = "resumed"
+        merged.append(row)
+    return kept + merged
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seeds", type=int, default=20)
     parser.add_argument("--db", required=True)
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--out", default=os.path.join(HERE, "build-cost.csv"))
+    parser.add_argument("--previous", default=None, help="the CSV of the run this build resumes")
     args = parser.parse_args()
     rules = Rules()
     threads = eg.set_threads(args.threads) if hasattr(eg, "set_threads") else args.threads
@@ -79,6 +101,7 @@ def main() -> None:
             "load": round(sum(current["loads"]) / max(1, len(current["loads"])), 2),
             "cores": os.cpu_count(),
             "threads": threads,
+            "run": "first",
         })
         print(rows[-1], file=sys.stderr, flush=True)
 
@@ -95,6 +118,9 @@ def main() -> None:
 
     eg.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr))
     close(time.perf_counter())
+    if args.previous:
+        with open(args.previous, newline="") as handle:
+            rows = merge(list(csv.DictReader(handle)), rows)
     with open(args.out, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
