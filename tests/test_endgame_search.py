@@ -213,15 +213,35 @@ def test_a_number_of_seeds_builds_the_database_once_and_caches_it(nobody, tmp_pa
     assert built_database_path(S, ABAPA_SMALL) != path  # other rules, another file
 
 
-@pytest.mark.parametrize("seeds, message", [
-    ("49", r"endgame='49': seeds must be from 0 to 48"),
-    ("25", r"endgame='25': a database of 25 seeds needs about .* MiB, above the cap"),
+@pytest.mark.parametrize("seeds, message, memory, disk", [
+    ("49", r"endgame='49': seeds must be from 0 to 48", None, None),
+    ("40", r"endgame='40': a database of 40 seeds needs about .* MiB, above the cap", None, None),
+    ("25", r"endgame='25': a database of 25 seeds needs 1.20 GB of memory to build, 0.50 GB are available$",
+     5 * 10**8, None),
+    ("28", r"endgame='28': a database of 28 seeds needs 5.59 GB of disk, .* has 1.00 GB free$", None, 10**9),
 ])
-def test_too_many_seeds_to_build_are_refused(seeds, message, tmp_path, monkeypatch):
+def test_too_many_seeds_to_build_are_refused_in_one_line(seeds, message, memory, disk, tmp_path, monkeypatch):
+    import collections
+
+    from awale.agents import endgame as option
+
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
+    if memory is not None:
+        monkeypatch.setattr(option, "_available_memory", lambda: memory)
+    if disk is not None:
+        usage = collections.namedtuple("usage", "total used free")
+        monkeypatch.setattr(option.shutil, "disk_usage", lambda path: usage(10 * disk, 9 * disk, disk))
     with pytest.raises(ValueError, match=message):
         parse(f"minimax(depth=2, endgame='{seeds}')").act(Game())
-    assert list(tmp_path.iterdir()) == []
+    assert [p for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == []
+
+
+def test_the_plan_of_a_build_says_its_time_and_disk(tmp_path, monkeypatch):
+    from awale.agents.endgame import build_plan
+
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
+    plan = build_plan(20, Rules())
+    assert plan.startswith("225,792,840 positions, 0.226 GB of disk and 0.43 GB of memory, about ") and "min" in plan
 
 
 @pytest.mark.parametrize("value, message", [

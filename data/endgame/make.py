@@ -57,7 +57,7 @@ def main():
         database = eg.load(args.db)
         build_seconds = None
     else:
-        database = eg.build(Rules(), args.seeds, progress)
+        database = eg.build(Rules(), args.seeds, progress, method="sweeps")
         build_seconds = round(time.perf_counter() - start, 1)
         if args.db:
             database.save(args.db)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, TypeVar
 
-__all__ = ["jit", "COMPILED"]
+__all__ = ["jit", "COMPILED", "prange", "set_threads"]
 
 F = TypeVar("F", bound=Callable)
 
@@ -25,7 +25,7 @@ except ImportError:  # pragma: no cover
 COMPILED: bool = _numba is not None and not _DISABLED
 
 
-def jit(function: Optional[F] = None, *, inline: bool = True, allocates: bool = True):
+def jit(function: Optional[F] = None, *, inline: bool = True, allocates: bool = True, parallel: bool = False):
     """Compile ``function`` with ``numba.njit`` (cached, GIL released) if numba is there.
 
     Small kernels are inlined into their callers at numba's level
@@ -42,6 +42,9 @@ def jit(function: Optional[F] = None, *, inline: bool = True, allocates: bool = 
     ``allocates=False`` (what is inlined into them is compiled in their
     context, so it does no reference counting either); the kernels that
     allocate their work arrays call them.
+
+    ``parallel=True`` lets the loops written with :data:`prange` run on
+    several threads (numba's ``parallel``); without numba they are plain loops.
     """
 
     def decorate(func: F) -> F:
@@ -53,6 +56,27 @@ def jit(function: Optional[F] = None, *, inline: bool = True, allocates: bool = 
             error_model="numpy",
             inline="always" if inline else "never",
             _nrt=allocates,
+            parallel=parallel,
         )(func)
 
     return decorate if function is None else decorate(function)
+
+
+#: ``numba.prange`` when compiled (the iterations of a ``parallel`` kernel's loop shared among threads), else ``range``.
+prange = _numba.prange if COMPILED else range
+
+
+def set_threads(threads: Optional[int]) -> int:
+    """Let the ``parallel`` kernels use ``threads`` threads (None: all that numba has); return the number set.
+
+    Raises:
+        ValueError: ``threads`` is not a positive integer.
+    """
+    if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+        raise ValueError(f"threads must be a positive integer or None, got {threads!r}")
+    if not COMPILED:
+        return 1
+    most = _numba.config.NUMBA_NUM_THREADS
+    chosen = most if threads is None else min(threads, most)
+    _numba.set_num_threads(chosen)
+    return chosen

@@ -34,8 +34,12 @@ separators, ranked in co-lexicographic order) after the
 ``C(s + 2n - 1, 2n)`` boards with fewer seeds.  One signed byte per position.
 
 The file is a 16-byte magic line, a JSON header (rules, seeds, format
-version, count, SHA-256 of the values) and the values; :func:`load` reads
-the header and maps the values only when a position is first looked up.
+version, count, SHA-256 of the values and, from format 2, of each layer)
+and the values; :func:`load` reads the header and maps the values
+read-only when a position is first looked up, so the processes of a
+machine share one copy.  :func:`build` solves a database in memory;
+:func:`build_file` writes a deep one straight to its file, layer by layer
+on every core, and resumes a build that was stopped.
 
 The searches (:mod:`awale.search.alphabeta`, :mod:`awale.search.mcts`)
 probe the database from their compiled kernels: :func:`probe_tables` hands
@@ -56,9 +60,9 @@ from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import jit, prange, set_threads
 from .game import Game
-from .engine import ONGOING, capture, legal_actions, sow
+from .engine import ONGOING, R_FEED, capture, legal_actions, sow
 from .rules import Rules, as_rules
 
 __all__ = [
@@ -68,6 +72,12 @@ __all__ = [
     "MAX_SEEDS",
     "EndgameDatabase",
     "build",
+    "build_file",
+    "METHODS",
+    "SWEEP_LAYER_BYTES",
+    "READ_VERSIONS",
+    "VALUES_VERSION",
+    "work_memory",
     "check_build",
     "load",
     "position_count",
@@ -75,12 +85,20 @@ __all__ = [
     "Comparison",
     "compare",
     "sample",
+    "search_check",
     "captures_check",
     "probe_tables",
 ]
 
 #: Version of the file layout written by :meth:`EndgameDatabase.save`.
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
+
+#: Version of the values (the game solved and the index): files of any format with the same values version
+#: hold the same values, so the cache names its files by it.
+VALUES_VERSION = 1
+
+#: The versions :func:`load` reads.  Version 1 had no per-layer checksums; the values are the same.
+READ_VERSIONS = (1, 2)
 
 _UMASK = os.umask(0o022)  # read once (setting it is the only way to read it) and put back at once
 os.umask(_UMASK)
@@ -118,10 +136,44 @@ def _layer_size(pits_per_side: int, seeds: int) -> int:
     return math.comb(seeds + 2 * pits_per_side - 1, 2 * pits_per_side - 1)
 
 
-def memory_needed(pits_per_side: int, seeds: int) -> int:
-    """Bytes a build holds at its peak: the values and the moves of the largest layer."""
+#: A layer whose tables of moves take at most this many bytes is solved by sweeps over them, which is several
+#: times faster than the propagation; larger layers by the propagation, two bytes a position.
+SWEEP_LAYER_BYTES = 512 * 2**20
+
+
+def _sweep_bytes(pits_per_side: int, seeds: int) -> int:
+    """Bytes of the tables of moves of the layer of ``seeds`` seeds (moves, captures, counts, exits)."""
+    return _layer_size(pits_per_side, seeds) * (5 * pits_per_side + 3)
+
+
+def _sweeps_fit(pits_per_side: int, seeds: int) -> bool:
+    """Whether :func:`build_file` solves the layer of ``seeds`` seeds by sweeps (:data:`SWEEP_LAYER_BYTES`)."""
+    return _sweep_bytes(pits_per_side, seeds) <= SWEEP_LAYER_BYTES
+
+
+def work_memory(pits_per_side: int, seeds: int) -> int:
+    """Bytes :func:`build_file` holds beside the values at its peak.
+
+    A layer solved by the propagation needs two bytes a position (its best
+    captures, and the flags of the positions to evaluate again); a layer
+    small enough for sweeps (:data:`SWEEP_LAYER_BYTES`) needs its tables of
+    moves.
+    """
+    largest = 2 * _layer_size(pits_per_side, seeds)
+    swept = [_sweep_bytes(pits_per_side, s) for s in range(seeds + 1) if _sweeps_fit(pits_per_side, s)]
+    return max([largest] + swept)
+
+
+def memory_needed(pits_per_side: int, seeds: int, method: str = "propagate") -> int:
+    """Bytes a build in memory holds at its peak: the values, and the work of the largest layer.
+
+    ``method="sweeps"`` also holds the moves of the largest layer (about
+    ``5 * pits_per_side + 3`` bytes a position).
+    """
     largest = _layer_size(pits_per_side, seeds)
-    return position_count(pits_per_side, seeds) + largest * (5 * pits_per_side + 3)
+    if method == "sweeps":
+        return position_count(pits_per_side, seeds) + largest * (5 * pits_per_side + 3)
+    return position_count(pits_per_side, seeds) + 2 * largest
 
 
 @jit
@@ -241,6 +293,190 @@ def _sweep(layer, moves, caps, counts, exits, write):
     return changed
 
 
+# --------------------------------------------------------------------------- the layered build
+
+
+class _Work(NamedTuple):
+    """What the kernels of the layered build read and write.
+
+    ``lower`` holds the values of the layers below (read only; indexed by
+    ``offsets``), ``layer`` the values of the layer being solved, ``exits``
+    each position's best capturing move (or its value if it has no move) and
+    ``dirty`` the positions to evaluate again (a byte each).
+    """
+
+    params: np.ndarray
+    binom: np.ndarray
+    offsets: np.ndarray
+    lower: np.ndarray
+    layer: np.ndarray
+    exits: np.ndarray
+    dirty: np.ndarray
+
+
+@jit
+def _evaluate(p, seeds, work, first, board, child, state, out):
+    """The value of position ``p`` of layer ``seeds`` by one step of the recurrence, its moves played afresh.
+
+    ``first``: compute the best exit from the layers below (and store it
+    when ``work.exits`` has room for it); else read it from ``work.exits``.
+    ``board`` is left holding the position's board.
+    """
+    params, binom, offsets = work.params, work.binom, work.offsets
+    n = params[0]
+    size = 2 * n
+    _unrank(p, seeds, size, binom, board)
+    for i in range(size):
+        state[i] = board[i]
+    state[size + 2] = 0
+    state[size + 4] = ONGOING
+    count = legal_actions(state, params, out)
+    best_exit = _NONE
+    if first:
+        if count == 0:
+            best_exit = _ending(board, n, params[5])
+    else:
+        best_exit = work.exits[p]
+    best = best_exit
+    for j in range(count):
+        taken = _turned(board, out[j], n, params[3], child)
+        if taken > 0:
+            if first:
+                value = taken - work.lower[offsets[seeds - taken] + _rank(child, size, binom)]
+                if value > best_exit:
+                    best_exit = value
+        else:
+            value = -work.layer[_rank(child, size, binom)]
+            if value > best:
+                best = value
+    if first and work.exits.shape[0] > 0:
+        work.exits[p] = best_exit
+    return best if best > best_exit else best_exit
+
+
+@jit
+def _mark_parents(board, seeds, work, parent, candidate, child, state, out):
+    """Mark in ``work.dirty`` every position of the layer with a quiet move to ``board``.
+
+    The moves are taken back (the "unmoves" of retrograde analysis): the
+    pit the move started from is one of the previous mover's, empty now;
+    removing one seed from each of the ``k`` pits after it (skipping it) and
+    putting the ``k`` seeds back gives a candidate, whose move sows back to
+    ``board``.  It is a parent unless the move was illegal or captured:
+    when the candidate's opponent had no seeds (the feed rule) or the last
+    seed fell on a pit of the opponent's now holding 2 or 3, the rules' own
+    kernels play the move forward to decide.
+    """
+    params, binom = work.params, work.binom
+    n = params[0]
+    size = 2 * n
+    for origin in range(n, size):
+        if board[origin] != 0:
+            continue
+        for i in range(size):
+            candidate[i] = board[i]
+        pit = origin
+        for k in range(1, seeds + 1):
+            pit = (pit + 1) % size
+            if pit == origin:
+                pit = (pit + 1) % size
+            candidate[pit] -= 1
+            if candidate[pit] < 0:
+                break
+            candidate[origin] = k
+            for i in range(size):  # the candidate seen by its own mover
+                parent[i] = candidate[(i + n) % size]
+            candidate[origin] = 0
+            starved = True
+            for i in range(n, size):
+                if parent[i] > 0:
+                    starved = False
+            if (starved and params[R_FEED]) or (pit < n and (board[pit] == 2 or board[pit] == 3)):
+                if not _quiet_move(parent, origin - n, board, work, child, state, out):
+                    continue
+            work.dirty[_rank(parent, size, binom)] = 1
+
+
+@jit
+def _quiet_move(parent, action, board, work, child, state, out):
+    """Whether ``action`` is legal in ``parent``, captures nothing and leads to ``board`` (by the rules' kernels)."""
+    params = work.params
+    n = params[0]
+    size = 2 * n
+    for i in range(size):
+        state[i] = parent[i]
+    state[size + 2] = 0
+    state[size + 4] = ONGOING
+    count = legal_actions(state, params, out)
+    legal = False
+    for j in range(count):
+        if out[j] == action:
+            legal = True
+    if not legal or _turned(parent, action, n, params[3], child) != 0:
+        return False
+    for i in range(size):
+        if child[i] != board[i]:
+            return False
+    return True
+
+
+@jit(inline=False)
+def _pass_chunk(seeds, low, high, work, first, write):
+    """:func:`_pass` on the positions ``low..high-1``, on one thread."""
+    n = work.params[0]
+    size = 2 * n
+    board = np.empty(size, dtype=np.int64)
+    child = np.empty(size, dtype=np.int64)
+    parent = np.empty(size, dtype=np.int64)
+    candidate = np.empty(size, dtype=np.int64)
+    state = np.zeros(size + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    changed = 0
+    for p in range(low, high):
+        if not first and work.dirty[p] == 0:
+            continue
+        if write:
+            work.dirty[p] = 0
+        best = _evaluate(p, seeds, work, first, board, child, state, out)
+        if best != work.layer[p]:
+            changed += 1
+            if write:
+                work.layer[p] = best
+                _mark_parents(board, seeds, work, parent, candidate, child, state, out)
+    return changed
+
+
+@jit(inline=False, parallel=True)
+def _pass(seeds, start, stop, work, first, write):
+    """One pass of the recurrence over the positions ``start..stop-1`` of a layer, on all threads.
+
+    With ``first`` every position is evaluated (and its exit computed);
+    else only the dirty ones.  A position's flag is cleared before it is
+    evaluated; with ``write`` a changed value is stored and the positions
+    with a quiet move to it are flagged, to be evaluated later in this pass
+    (those after it) or in the next; without ``write`` the positions that
+    break the recurrence are only counted.  Threads share the flags: a flag
+    set after its position was evaluated stays set, so no change is missed.
+    Returns how many values changed (or would).
+    """
+    chunk = 4096
+    chunks = (stop - start + chunk - 1) // chunk
+    changed = 0
+    for c in prange(chunks):
+        low = start + c * chunk
+        changed += _pass_chunk(seeds, low, min(stop, low + chunk), work, first, write)
+    return changed
+
+
+@jit(inline=False)
+def _any(flags):
+    """Whether a byte of ``flags`` is set."""
+    for i in range(flags.shape[0]):
+        if flags[i]:
+            return True
+    return False
+
+
 @jit
 def probe(state, size, tables):
     """The final capture difference the player to move in ``state`` can force, by the database.
@@ -310,6 +546,7 @@ class EndgameDatabase:
     _values: Optional[np.ndarray] = dataclasses.field(default=None, repr=False)
     _offset: int = dataclasses.field(default=0, repr=False)
     checksum: str = ""
+    _layer_sums: Optional[List[str]] = dataclasses.field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         n = self.rules.pits_per_side
@@ -411,27 +648,38 @@ class EndgameDatabase:
                     progress(seeds, min(size, start + chunk), f"{what}, {size:,} positions with {seeds} seeds")
             yield seeds, moves, caps, counts
 
-    def recurrence_errors(self, progress: Optional[Progress] = None) -> int:
+    def recurrence_errors(
+        self, progress: Optional[Progress] = None, threads: Optional[int] = None, layers: Optional[List[int]] = None
+    ) -> int:
         """Positions whose value is not the best over their moves of captures minus the child's value.
 
-        Every position of the database is checked, its moves generated afresh
-        by the rules' kernels; 0 means the whole table obeys the minimax
-        recurrence.
+        Every position of the database (or of the ``layers`` given) is
+        checked, its moves generated afresh by the rules' kernels (on
+        ``threads`` threads, a layer at a time, the values read from the
+        mapped file); 0 means the table obeys the minimax recurrence.
         """
+        set_threads(threads)
         params = np.array(self.rules.params)
-        values = np.array(self.values)
+        values = self.values
+        if not values.flags.writeable:  # the kernel is compiled for writable arrays; a private mapping writes nothing
+            values = np.memmap(self.path, dtype=np.int8, mode="c", offset=self._offset, shape=(len(self),))
+        none8, none_flags = np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.uint8)
         errors = 0
-        for seeds, moves, caps, counts in self._layers(progress, "checking the recurrence"):
-            exits = np.empty(counts.shape[0], dtype=np.int16)
-            _exits(seeds, params, self._binom, self._offsets, values, moves, caps, counts, exits)
-            start = self._offsets[seeds]
-            layer = values[start : start + counts.shape[0]]
-            errors += _sweep(layer, moves, caps, counts, exits, False)
+        for seeds in range(self.seeds + 1) if layers is None else layers:
+            if not 0 <= seeds <= self.seeds:
+                raise ValueError(f"layers must be from 0 to {self.seeds}, got {seeds}")
+            start, stop = int(self._offsets[seeds]), int(self._offsets[seeds + 1])
+            work = _Work(params, self._binom, self._offsets, values[:start], values[start:stop], none8, none_flags)
+            for low in range(0, stop - start, _BLOCK):
+                high = min(stop - start, low + _BLOCK)
+                errors += _pass(seeds, low, high, work, True, False)
+                if progress is not None:
+                    progress(seeds, high, f"checking the recurrence, {stop - start:,} positions with {seeds} seeds")
         return errors
 
     def verify_checksum(self) -> bool:
         """Whether the values match the SHA-256 recorded in the header."""
-        return hashlib.sha256(np.ascontiguousarray(self.values).tobytes()).hexdigest() == self.checksum
+        return _layer_digest(self.values) == self.checksum
 
     # ----------------------------------------------------------------- file
 
@@ -446,7 +694,18 @@ class EndgameDatabase:
             "index": "mover's pits first; boards with fewer seeds first; co-lexicographic rank of the separators",
             "value": "int8: best forced difference of the seeds still to be won, for the player to move",
             "sha256": self.checksum,
+            "layers": self._layer_sums or self.layer_checksums(),
         }
+
+    def layer_checksums(self) -> List[str]:
+        """The SHA-256 of each layer's values, from 0 seeds up (read from the values)."""
+        values = self.values
+        return [_layer_digest(values[int(self._offsets[s]) : int(self._offsets[s + 1])]) for s in range(self.seeds + 1)]
+
+    def verify_layers(self) -> List[int]:
+        """The layers whose values do not match the checksums of the file's header (none for a version 1 file)."""
+        recorded = self._layer_sums or []
+        return [s for s, digest in enumerate(self.layer_checksums()) if s < len(recorded) and recorded[s] != digest]
 
     def save(self, path: str) -> None:
         """Write the database to ``path`` (atomically: a temporary file of its own, then a rename).
@@ -474,11 +733,16 @@ class EndgameDatabase:
             raise
 
 
-def load(path: str) -> EndgameDatabase:
-    """Open a database written by :meth:`EndgameDatabase.save`; the values are read on first use.
+def load(path: str, verify: bool = False) -> EndgameDatabase:
+    """Open a database written by :meth:`EndgameDatabase.save` or :func:`build_file`; the values are mapped on first use.
+
+    The values are mapped read-only, so every process probing the same file
+    shares one copy of them in memory.  With ``verify`` each layer is checked
+    against its SHA-256 in the header (and the whole against its own).
 
     Raises:
-        ValueError: the file is not such a database, or is truncated.
+        ValueError: the file is not such a database, is truncated, or (with
+            ``verify``) does not match its checksums.
         OSError: the file cannot be read.
     """
     with open(path, "rb") as handle:
@@ -490,16 +754,26 @@ def load(path: str) -> EndgameDatabase:
             header = json.loads(handle.read(length).decode())
         except (UnicodeDecodeError, json.JSONDecodeError):
             raise ValueError(f"{path}: the header of the endgame database is damaged") from None
-    if header.get("version") != FORMAT_VERSION:
-        raise ValueError(f"{path}: format version {header.get('version')!r}, this library reads {FORMAT_VERSION}")
+    if header.get("version") not in READ_VERSIONS:
+        raise ValueError(f"{path}: format version {header.get('version')!r}, this library reads {READ_VERSIONS}")
     try:
         rules = Rules(**header["rules"])
         database = EndgameDatabase(rules, int(header["seeds"]), path, None, len(_MAGIC) + 8 + length, header["sha256"])
     except (KeyError, TypeError) as error:
         raise ValueError(f"{path}: the header of the endgame database lacks {error}") from None
+    layers = header.get("layers")
+    if layers is not None and (not isinstance(layers, list) or len(layers) != database.seeds + 1):
+        raise ValueError(f"{path}: the header of the endgame database has a damaged list of layer checksums")
+    database._layer_sums = layers
     expected = database._offset + len(database)
     if os.path.getsize(path) != expected:
         raise ValueError(f"{path} holds {os.path.getsize(path)} bytes, the header announces {expected}: truncated?")
+    if verify:
+        damaged = database.verify_layers()
+        if damaged:
+            raise ValueError(f"{path}: the values of layers {damaged} do not match their checksums")
+        if not database.verify_checksum():
+            raise ValueError(f"{path}: the values do not match the header's sha256")
     return database
 
 
@@ -528,15 +802,24 @@ def probe_tables(database: Optional[EndgameDatabase], rules: Rules) -> Tuple[int
     return database.seeds, values, database._binom, database._offsets
 
 
-def check_build(rules: Optional[Rules], seeds: int, memory: Optional[int] = None) -> Tuple[Rules, int]:
-    """The rules and seeds of a database :func:`build` can make within ``memory`` bytes (None: any).
+def check_build(
+    rules: Optional[Rules], seeds: int, memory: Optional[int] = None, method: Optional[str] = None
+) -> Tuple[Rules, int]:
+    """The rules and seeds of a database that can be built within ``memory`` bytes (None: any).
+
+    ``method`` None is :func:`build_file`, whose memory beyond the file is
+    :func:`work_memory`; ``"propagate"`` or ``"sweeps"`` is :func:`build`
+    in memory (:func:`memory_needed`).
 
     Raises:
         ValueError: rules with a ply cap, seeds out of range, or more memory needed than ``memory``.
     """
     rules = _check_rules(rules)
     seeds = _check_seeds(seeds, rules)
-    need = memory_needed(rules.pits_per_side, seeds)
+    if method is None:
+        need = work_memory(rules.pits_per_side, seeds)
+    else:
+        need = memory_needed(rules.pits_per_side, seeds, method)
     if memory is not None and need > memory:
         raise ValueError(
             f"a database of {seeds} seeds needs about {need / 2**20:,.0f} MiB, above the cap of {memory / 2**20:,.0f} MiB"
@@ -544,53 +827,288 @@ def check_build(rules: Optional[Rules], seeds: int, memory: Optional[int] = None
     return rules, seeds
 
 
+#: The ways :func:`build` can solve a layer (the values are the same).
+METHODS = ("propagate", "sweeps")
+
+_BLOCK = 1 << 20  # positions per call of the pass kernel, between progress reports
+
+
+class _Meter:
+    """Progress of a build: the share done, the pass, positions per second and an estimate of the time left.
+
+    The layer is the first argument of each call of ``progress``.
+
+    The estimate assumes every position costs what those evaluated so far
+    cost (the passes after the first touch few positions, and the larger
+    layers cost a little more per position).
+    """
+
+    def __init__(self, pits: int, seeds: int, first: int, progress: Optional[Progress]) -> None:
+        import time
+
+        self._clock = time.perf_counter
+        self.progress = progress
+        self.pits = pits
+        self.seeds = seeds
+        self.total = sum(_layer_size(pits, s) for s in range(first, seeds + 1))
+        self.done = 0  # positions of the finished layers (and of the current one's first pass)
+        self.evaluated = 0  # evaluations so far, every pass
+        self.start = self._clock()
+
+    def show(self, layer: int, step: int, in_layer: int, text: str) -> None:
+        if self.progress is None:
+            return
+        elapsed = self._clock() - self.start
+        done = self.done + in_layer
+        rate = self.evaluated / elapsed if elapsed > 0 else 0.0
+        left = elapsed / done * (self.total - done) if done else float("nan")
+        eta = "?" if math.isnan(left) else f"{left / 60:.1f} min" if left >= 60 else f"{left:.0f} s"
+        width = 20
+        filled = int(width * done / self.total) if self.total else width
+        bar = "#" * filled + "." * (width - filled)
+        self.progress(layer, done, f"[{bar}] {100 * done / max(1, self.total):3.0f}%, pass {step}, "
+                      f"{rate / 1e6:.2f} M pos/s, ETA {eta} ({text})")
+
+
+def _solve_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: _Meter) -> int:
+    """Solve layer ``seeds`` into ``layer`` (its values) from ``lower`` (the layers below); return the passes.
+
+    The first pass evaluates every position (computing its best capture
+    from the layers below once and for all); each later pass evaluates
+    only the positions with a quiet move to a position whose value changed
+    in the pass before, found by taking moves back.  Values start at 0 and
+    only move away from it, so the fixed point is the one :func:`build`
+    describes, whatever the order of the evaluations.
+    """
+    size = layer.shape[0]
+    params = np.array(database.rules.params)
+    work = _Work(params, database._binom, database._offsets, lower, layer, np.empty(size, dtype=np.int8),
+                 np.zeros(size, dtype=np.uint8))
+    layer[:] = 0
+    passes = 0
+    first = True
+    while True:
+        passes += 1
+        changed = 0
+        for start in range(0, size, _BLOCK):
+            stop = min(size, start + _BLOCK)
+            changed += _pass(seeds, start, stop, work, first, True)
+            meter.evaluated += stop - start if first else 0
+            meter.show(seeds, passes, stop if first else size, f"{changed:,} changed")
+        if not first:
+            meter.evaluated += changed
+        first = False
+        if not _any(work.dirty):
+            return passes
+
+
+def _sweep_layer(database: "EndgameDatabase", seeds: int, values: np.ndarray, progress: Optional[Progress]) -> int:
+    """Solve layer ``seeds`` in ``values`` by whole sweeps over tables of its moves (the first builder); return the sweeps."""
+    n = database.rules.pits_per_side
+    params = np.array(database.rules.params)
+    size = _layer_size(n, seeds)
+    moves = np.zeros((size, n), dtype=np.int32)
+    caps = np.zeros((size, n), dtype=np.int8)
+    counts = np.zeros(size, dtype=np.int8)
+    _layer_moves(seeds, 0, size, params, database._binom, moves, caps, counts)
+    exits = np.empty(size, dtype=np.int16)
+    _exits(seeds, params, database._binom, database._offsets, values, moves, caps, counts, exits)
+    start = database._offsets[seeds]
+    layer = values[start : start + size]
+    sweeps = 0
+    while True:
+        sweeps += 1
+        changed = _sweep(layer, moves, caps, counts, exits, True)
+        if progress is not None:
+            progress(seeds, size, f"sweep {sweeps}: {changed:,} values changed")
+        if changed == 0:
+            return sweeps
+
+
 def build(
     rules: Optional[Rules] = None,
     seeds: int = 15,
     progress: Optional[Progress] = None,
     memory: Optional[int] = None,
+    method: str = "propagate",
+    threads: Optional[int] = None,
 ) -> EndgameDatabase:
-    """Solve every position with at most ``seeds`` seeds on the board by retrograde analysis.
+    """Solve every position with at most ``seeds`` seeds on the board by retrograde analysis, in memory.
 
-    Layer by layer (van der Goot, 2001; Romein & Bal, 2003): the moves of
-    every position of the layer are generated by the rules' kernels; a move
-    that captures leads to a layer already solved, so the best of them is
-    known at once; the values of the layer then start at 0 (play that never
-    captures again) and sweeps of the minimax recurrence over the quiet
-    moves are repeated until none changes a value.  Values only ever move
+    Layer by layer (van der Goot, 2001; Romein & Bal, 2003): a move that
+    captures leads to a layer already solved, so the best capture of each
+    position is known at once; the values of the layer then start at 0
+    (play that never captures again) and the minimax recurrence over the
+    quiet moves is applied until no value changes.  Values only ever move
     away from 0, the way the sets of positions from which one side can force
-    a given margin grow, so the fixed point reached is the value of the
-    game in which endless play is worth 0 (see the module docstring).
+    a given margin grow, so the fixed point reached is the value of the game
+    in which endless play is worth 0 (see the module docstring), in any
+    order of evaluation.
+
+    ``method="propagate"`` (the default) generates the moves afresh at each
+    evaluation, on ``threads`` threads, and after a first pass over the
+    layer evaluates only the positions a changed value can change, found by
+    taking moves back, as Romein and Bal's propagation does: a few bytes a
+    position of the layer.  ``method="sweeps"`` is the first builder: tables
+    of every move of the layer (about 30 bytes a position) and whole sweeps.
+    Both give the same values; :func:`build_file` writes a large database
+    to disk layer by layer and resumes a build that was stopped.
 
     Args:
         rules: the rules (default Abapa); ``max_plies`` must be None.
         seeds: ``S``, the most seeds on the board.
         progress: called as ``progress(layer, done, message)`` now and then.
         memory: refuse to start if the build would hold more bytes than this.
+        method: ``"propagate"`` or ``"sweeps"``.
+        threads: threads of the propagation (None: as many as numba has).
 
     Raises:
-        ValueError: bad rules or seeds, or more memory needed than ``memory``.
+        ValueError: bad rules, seeds or method, or more memory needed than ``memory``.
     """
-    rules, seeds = check_build(rules, seeds, memory)
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {', '.join(METHODS)}, got {method!r}")
+    rules, seeds = check_build(rules, seeds, memory, method)
+    set_threads(threads)
     database = EndgameDatabase(rules, seeds)
     values = np.zeros(len(database), dtype=np.int8)
-    params = np.array(rules.params)
-    for layer_seeds, moves, caps, counts in database._layers(progress, "generating moves"):
-        exits = np.empty(counts.shape[0], dtype=np.int16)
-        _exits(layer_seeds, params, database._binom, database._offsets, values, moves, caps, counts, exits)
-        start = database._offsets[layer_seeds]
-        layer = values[start : start + counts.shape[0]]
-        sweeps = 0
-        while True:
-            sweeps += 1
-            changed = _sweep(layer, moves, caps, counts, exits, True)
-            if progress is not None:
-                progress(layer_seeds, counts.shape[0], f"sweep {sweeps}: {changed:,} values changed")
-            if changed == 0:
-                break
+    meter = _Meter(rules.pits_per_side, seeds, 0, progress)
+    for layer_seeds in range(seeds + 1):
+        start, stop = int(database._offsets[layer_seeds]), int(database._offsets[layer_seeds + 1])
+        if method == "sweeps":
+            _sweep_layer(database, layer_seeds, values, progress)
+        else:
+            _solve_layer(database, layer_seeds, values[:start], values[start:stop], meter)
+        meter.done += stop - start
     database._values = values
     database.checksum = hashlib.sha256(values.tobytes()).hexdigest()
     return database
+
+
+def _layer_digest(values: np.ndarray) -> str:
+    """SHA-256 of a layer's values, read in pieces (a mapped layer is not read into memory at once)."""
+    digest = hashlib.sha256()
+    for start in range(0, values.shape[0], 1 << 26):
+        digest.update(np.ascontiguousarray(values[start : start + (1 << 26)]).tobytes())
+    return digest.hexdigest()
+
+
+def _header_room(seeds: int) -> int:
+    """Bytes kept for the JSON header of a file built by :func:`build_file` (padded with spaces)."""
+    return 2048 + 72 * (seeds + 1)
+
+
+def _write_json(path: str, data: dict) -> None:
+    """Write ``data`` to ``path`` atomically (a temporary file, synced, then renamed)."""
+    temporary = f"{path}.tmp"
+    with open(temporary, "w") as handle:
+        json.dump(data, handle, sort_keys=True)
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.replace(temporary, path)
+
+
+def build_file(
+    path: str,
+    rules: Optional[Rules] = None,
+    seeds: int = 15,
+    progress: Optional[Progress] = None,
+    memory: Optional[int] = None,
+    threads: Optional[int] = None,
+    log: Optional[Callable[[str], None]] = None,
+) -> EndgameDatabase:
+    """Build the database of ``seeds`` seeds into the file ``path``, layer by layer, resuming a stopped build.
+
+    The values go straight into ``path + ".part"``, laid out as the final
+    file, each layer solved with the layers below mapped: by sweeps over
+    its tables of moves while they take at most :data:`SWEEP_LAYER_BYTES`
+    (several times faster), by the propagation of :func:`build` above, so
+    that the memory it needs beyond the file is about two bytes a position
+    of the largest layer (:func:`work_memory`).  Each finished layer's SHA-256 is recorded in
+    ``path + ".part.json"``; a build started again with the same rules and
+    seeds checks the finished layers against it and goes on from the first
+    one missing or damaged.  When the last layer is done the header is
+    written and the file renamed to ``path``.
+
+    Args:
+        path: the database file to write.
+        rules, seeds, progress, memory, threads: as :func:`build` (``memory``
+            bounds the memory beyond the file).
+        log: called with a line when a build resumes (what was kept).
+
+    Raises:
+        ValueError: bad rules or seeds, or more memory needed than ``memory``.
+        OSError: the file cannot be written.
+    """
+    rules, seeds = check_build(rules, seeds, memory)
+    set_threads(threads)
+    database = EndgameDatabase(rules, seeds)
+    room = _header_room(seeds)
+    offset = len(_MAGIC) + 8 + room
+    count = len(database)
+    part, state_path = f"{path}.part", f"{path}.part.json"
+    expected = {"rules": dataclasses.asdict(rules), "seeds": seeds, "offset": offset, "version": FORMAT_VERSION}
+    layers: List[str] = []
+    if os.path.exists(part) and os.path.exists(state_path):
+        try:
+            with open(state_path) as handle:
+                state = json.load(handle)
+        except (OSError, ValueError):
+            state = {}
+        if {k: state.get(k) for k in expected} == expected and os.path.getsize(part) == offset + count:
+            kept = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
+            for s, digest in enumerate(state.get("layers", [])):
+                start, stop = int(database._offsets[s]), int(database._offsets[s + 1])
+                if _layer_digest(kept[start:stop]) != digest:
+                    break
+                layers.append(digest)
+            del kept
+            if log is not None:
+                log(f"resuming the build in {part}: layers 0 to {len(layers) - 1} are done and whole"
+                    if layers else f"restarting the build in {part}: no whole layer in it")
+    if not layers:
+        with open(part, "wb") as handle:
+            handle.truncate(offset + count)
+    _write_json(state_path, {**expected, "layers": layers})
+    meter = _Meter(rules.pits_per_side, seeds, len(layers), progress)
+    for layer_seeds in range(len(layers), seeds + 1):
+        start, stop = int(database._offsets[layer_seeds]), int(database._offsets[layer_seeds + 1])
+        if _sweeps_fit(rules.pits_per_side, layer_seeds):  # small layers: the faster sweeps
+            values = np.memmap(part, dtype=np.int8, mode="r+", offset=offset, shape=(stop,))
+            values[start:stop] = 0
+            _sweep_layer(database, layer_seeds, values, progress)
+            values.flush()
+            layers.append(_layer_digest(values[start:stop]))
+            del values
+        else:
+            lower = (np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(start,)) if start
+                     else np.zeros(0, dtype=np.int8))
+            layer = np.memmap(part, dtype=np.int8, mode="r+", offset=offset + start, shape=(stop - start,))
+            _solve_layer(database, layer_seeds, lower, layer, meter)
+            layer.flush()
+            layers.append(_layer_digest(layer))
+            del layer, lower
+        with open(part, "rb+") as handle:
+            os.fsync(handle.fileno())
+        _write_json(state_path, {**expected, "layers": layers})
+        meter.done += stop - start
+    database._values = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
+    database.checksum = _layer_digest(database._values)
+    database._layer_sums = layers
+    header = database.header()
+    database._values = None
+    text = json.dumps(header, sort_keys=True).encode()
+    if len(text) > room:
+        raise RuntimeError(f"the header needs {len(text)} bytes, {room} were kept")  # pragma: no cover
+    with open(part, "rb+") as handle:
+        handle.write(_MAGIC)
+        handle.write(room.to_bytes(8, "little"))
+        handle.write(text + b" " * (room - len(text)))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(part, 0o666 & ~_UMASK)
+    os.replace(part, path)
+    os.unlink(state_path)
+    return load(path)
 
 
 # --------------------------------------------------------------------------- comparison with the exact search
@@ -728,7 +1246,8 @@ def _sign(x: int) -> int:
     return (x > 0) - (x < 0)
 
 
-def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int) -> Optional[int]:
+def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int, alpha: int = -(1 << 20),
+                  beta: int = 1 << 20) -> Optional[int]:
     n = database.rules.pits_per_side
     board = np.asarray(board, dtype=np.int64)
     seeds = int(board.sum())
@@ -738,7 +1257,7 @@ def _search_value(database: EndgameDatabase, board, own_side: bool, budget: int)
     values = np.asarray(database.values)
     replay = _Replay(np.array(database.rules.params), database._binom, database._offsets, values, path, left,
                      bool(own_side))
-    value = _path_value(board, seeds, replay, 0, 0, -(1 << 20), 1 << 20)
+    value = _path_value(board, seeds, replay, 0, 0, alpha, beta)
     return None if left[1] else int(value)
 
 
@@ -771,6 +1290,55 @@ def compare(database: EndgameDatabase, index: int, searcher, nodes: int = 1_000_
     if comparison.status != "agree":
         comparison = dataclasses.replace(comparison, replayed=_search_value(database, board, False, 5 * nodes))
     return comparison
+
+
+def search_check(database: EndgameDatabase, seeds: int, count: int, nodes: int = 100_000, seed: int = 0) -> Dict[str, int]:
+    """Compare ``count`` random live positions of layer ``seeds`` with an exact search of the database's own game.
+
+    The search (the one :func:`compare` replays disagreements with) plays
+    the quiet moves out, remembering the line since the last capture and
+    ending a repetition with the seeds on the board split equally; a capture
+    leads to the database's value of the layer below.  It checks the layer's
+    fixed point move by move, independently of how it was reached.  The
+    search asks only whether the value is the database's ``v``, with the
+    window ``(v - 1, v + 1)`` (αβ: a result strictly inside it is exact, one
+    on its edge says the value is at most ``v - 1`` or at least ``v + 1``),
+    which cuts most of the tree.
+
+    Returns:
+        ``{"agree": n, "disagree": n, "undecided": n}`` (undecided: the
+        search ran out of its ``nodes``).
+
+    Raises:
+        ValueError: ``seeds`` is not a layer of the database with live positions.
+    """
+    seeds = _check_seeds(seeds, database.rules)
+    if not 1 <= seeds <= database.seeds:
+        raise ValueError(f"seeds must be from 1 to {database.seeds} for this database, got {seeds}")
+    rng = np.random.default_rng(seed)
+    low, high = int(database._offsets[seeds]), int(database._offsets[seeds + 1])
+    params = np.array(database.rules.params)
+    n = database.rules.pits_per_side
+    state = np.zeros(2 * n + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    chosen: Dict[int, None] = {}
+    tries = 0
+    while len(chosen) < min(count, high - low) and tries < 100 * count:
+        tries += 1
+        index = int(rng.integers(low, high))
+        state[: 2 * n] = database.board(index)
+        state[2 * n + 4] = ONGOING
+        if index not in chosen and legal_actions(state, params, out) > 0:
+            chosen[index] = None
+    counts = {"agree": 0, "disagree": 0, "undecided": 0}
+    for index in chosen:
+        value = int(database.values[index])
+        found = _search_value(database, database.board(index), False, nodes, value - 1, value + 1)
+        if found is None:
+            counts["undecided"] += 1
+        else:
+            counts["agree" if found == value else "disagree"] += 1
+    return counts
 
 
 def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Optional[int] = None) -> List[int]:

@@ -15,8 +15,12 @@ first use.  Without the option an agent is unchanged.
 Instead of a path the option takes a number of seeds, ``endgame='15'``: the
 database of every position with at most that many seeds for the game's
 rules, built on first use (about 25 s for 15 seeds, a file of 17 MB; a
-line on stderr says so) and kept in the cache directory
-(``$AWALE_CACHE``, else ``~/.cache/awale``).  The database is a pure
+line on stderr says how long it should take and how much disk it needs)
+and kept in the cache directory (``$AWALE_CACHE``, else
+``~/.cache/awale``), one file per machine that every process maps and
+shares.  A deep database is built layer by layer into the cache
+(:func:`awale.endgame.build_file`): a build that was stopped resumes where it
+was, and one that the disk or the memory cannot hold is refused at once.  The database is a pure
 function of the rules and the seeds, so games played with such a spec replay
 on any machine, as the experiments need.  (A file named by digits alone is
 given as ``'./15'``.)
@@ -29,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Dict, Optional, Set, Tuple
@@ -47,12 +52,16 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EndgameOption", "endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path",
-    "BUILD_MEMORY",
+    "BUILD_MEMORY", "BUILD_RATE", "build_plan",
 ]
 
-#: The most memory building a database for the ``endgame`` option may take (bytes): on the standard board of
-#: 6 pits a side, 19 seeds fit and 20 do not.
-BUILD_MEMORY = 2 * 2**30
+#: The most memory beyond the file that building a database for the ``endgame`` option may take (bytes): on the
+#: standard board of 6 pits a side, two bytes a position of the largest layer, so 28 seeds (3.4 GB) fit.
+BUILD_MEMORY = 12 * 2**30
+
+#: Positions a second the build was measured to solve on the development machine (2 cores, under load: see
+#: ``data/endgame/build-cost.csv``); the time announced before a build is the positions divided by it.
+BUILD_RATE = 200_000
 
 _OPEN: Dict[Tuple[str, float], object] = {}  # path and modification time -> the database, opened once
 _READY: Set[str] = set()  # cached databases found whole (or built) by this process: not locked and checked again
@@ -97,9 +106,9 @@ def cache_directory() -> Path:
 
 def built_database_path(seeds: int, rules: Rules) -> Path:
     """The file of the cached database of ``seeds`` seeds for ``rules`` (named by the format and the rules)."""
-    from ..endgame import FORMAT_VERSION
+    from ..endgame import VALUES_VERSION
 
-    return cache_directory() / f"endgame-v{FORMAT_VERSION}-{_digest(rules)}-{seeds}.db"
+    return cache_directory() / f"endgame-v{VALUES_VERSION}-{_digest(rules)}-{seeds}.db"
 
 
 @functools.lru_cache(maxsize=None)
@@ -109,11 +118,53 @@ def _digest(rules: Rules) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
+def _available_memory() -> Optional[int]:
+    """Bytes of memory the system can give now (``MemAvailable``; None where it cannot be read)."""
+    try:
+        with open("/proc/meminfo") as info:
+            for line in info:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    return None
+
+
+def build_plan(seeds: int, rules: Rules) -> str:
+    """What building the database of ``seeds`` seeds for ``rules`` takes: a line for the user, or a refusal.
+
+    Raises:
+        ValueError: bad seeds or rules, or (in one line) not enough free disk
+            in the cache or memory for the build.
+    """
+    from .. import endgame
+
+    endgame.check_build(rules, seeds, BUILD_MEMORY)
+    n = rules.pits_per_side
+    size = endgame.position_count(n, seeds)
+    work = endgame.work_memory(n, seeds)
+    folder = cache_directory()
+    folder.mkdir(parents=True, exist_ok=True)
+    free = shutil.disk_usage(folder).free
+    if free < size + 2**20:
+        raise ValueError(f"a database of {seeds} seeds needs {size / 1e9:,.2f} GB of disk, "
+                         f"{folder} has {free / 1e9:,.2f} GB free")
+    memory = _available_memory()
+    if memory is not None and memory < work + 2**27:
+        raise ValueError(f"a database of {seeds} seeds needs {work / 1e9:,.2f} GB of memory to build, "
+                         f"{memory / 1e9:,.2f} GB are available")
+    seconds = size / BUILD_RATE
+    time = f"{seconds / 60:,.0f} min" if seconds >= 60 else f"{max(1.0, seconds):.0f} s"
+    return (f"{size:,} positions, {size / 1e9:,.3f} GB of disk and {work / 1e9:,.2f} GB of memory, "
+            f"about {time} on 2 cores")
+
+
 def _built(seeds: int, rules: Rules) -> str:
     """The path of the database of ``seeds`` seeds for ``rules``, built and saved first if it is not cached.
 
     One process builds it while the others wait (a lock file beside it); a
-    cached file that does not load (damaged, or of another format) is built again.
+    cached file that does not load (damaged, or of another format) is built again,
+    and a build that was stopped resumes from its last finished layer.
     Once a process has found the file whole it only checks that it is still there:
     agents ask for their database again after every reset, at the start of each game.
     """
@@ -135,9 +186,11 @@ def _built(seeds: int, rules: Rules) -> str:
             except ValueError as error:
                 print(f"awale: rebuilding the cached endgame database ({error})", file=sys.stderr)
         if not whole:
-            print(f"awale: building the endgame database of {seeds} seeds for these rules, once "
-                  f"(about 25 s for 15 seeds), into {path}", file=sys.stderr)
-            endgame.build(rules, seeds, memory=BUILD_MEMORY).save(str(path))
+            plan = build_plan(seeds, rules)
+            print(f"awale: building the endgame database of {seeds} seeds for these rules, once ({plan}), "
+                  f"into {path}", file=sys.stderr)
+            endgame.build_file(str(path), rules, seeds, memory=BUILD_MEMORY,
+                               log=lambda line: print(f"awale: {line}", file=sys.stderr))
     _READY.add(str(path))
     return str(path)
 

@@ -1,0 +1,171 @@
+"""The layered build of the endgame database: the same values as the first builder, a file built layer by layer
+that resumes where it stopped, per-layer checksums, and the known counts of positions."""
+
+import json
+import math
+
+import numpy as np
+import pytest
+
+from awale import Rules
+from awale import endgame as eg
+from awale.cli import main
+
+SMALL = Rules(pits_per_side=3, seeds_per_pit=2)
+VARIANTS = [
+    (Rules(), 9),
+    (SMALL, 8),
+    (Rules(pits_per_side=2, seeds_per_pit=3), 10),
+    (Rules(pits_per_side=3, seeds_per_pit=4, feed=False), 8),
+    (Rules(pits_per_side=3, seeds_per_pit=4, grand_slam="forbidden"), 8),
+    (Rules(pits_per_side=3, seeds_per_pit=4, grand_slam="capture-all"), 8),
+    (Rules(pits_per_side=4, seeds_per_pit=3, collect_remaining=False), 7),
+]
+
+
+@pytest.mark.parametrize("rules, seeds", VARIANTS)
+def test_propagation_gives_the_values_of_the_sweeps_byte_for_byte(rules, seeds):
+    swept = eg.build(rules, seeds, method="sweeps")
+    propagated = eg.build(rules, seeds)
+    assert np.array_equal(np.asarray(swept.values), np.asarray(propagated.values))
+    assert swept.checksum == propagated.checksum
+    assert propagated.recurrence_errors() == 0
+
+
+def test_one_thread_and_two_give_the_same_values():
+    one = eg.build(Rules(), 10, threads=1)
+    two = eg.build(Rules(), 10, threads=2)
+    assert one.checksum == two.checksum
+
+
+@pytest.mark.parametrize("pits, seeds", [(6, 0), (6, 1), (6, 10), (3, 7), (4, 9)])
+def test_the_layers_hold_the_known_counts_of_positions(pits, seeds):
+    database = eg.EndgameDatabase(Rules(pits_per_side=pits, seeds_per_pit=4), seeds)
+    sizes = np.diff(database._offsets[: seeds + 2])
+    assert [int(x) for x in sizes] == [math.comb(s + 2 * pits - 1, 2 * pits - 1) for s in range(seeds + 1)]
+    assert len(database) == math.comb(seeds + 2 * pits, 2 * pits) == int(sizes.sum())
+    if pits == 6:  # C(s + 11, 11) per layer on the standard board
+        assert [int(x) for x in sizes] == [math.comb(s + 11, 11) for s in range(seeds + 1)]
+
+
+def test_a_file_build_has_the_values_of_the_build_in_memory(tmp_path):
+    path = tmp_path / "e.db"
+    built = eg.build_file(str(path), SMALL, 8)
+    assert built.checksum == eg.build(SMALL, 8).checksum
+    assert not (tmp_path / "e.db.part").exists() and not (tmp_path / "e.db.part.json").exists()
+    loaded = eg.load(str(path), verify=True)
+    assert loaded.verify_layers() == [] and len(loaded._layer_sums) == 9
+    assert loaded.recurrence_errors() == 0 and loaded.recurrence_errors(layers=[8, 3]) == 0
+
+
+class _Stop(Exception):
+    pass
+
+
+def _stop_at(layer):
+    def progress(at, done, message):
+        if at == layer:
+            raise _Stop
+
+    return progress
+
+
+def test_a_stopped_build_resumes_from_its_last_finished_layer(tmp_path):
+    path = tmp_path / "e.db"
+    with pytest.raises(_Stop):
+        eg.build_file(str(path), SMALL, 8, _stop_at(6))
+    state = json.loads((tmp_path / "e.db.part.json").read_text())
+    assert len(state["layers"]) == 6 and not path.exists()
+    lines, seen = [], set()
+    eg.build_file(str(path), SMALL, 8, lambda at, done, message: seen.add(at), log=lines.append)
+    assert lines == [f"resuming the build in {path}.part: layers 0 to 5 are done and whole"]
+    assert min(seen) == 6  # the finished layers are not solved again
+    assert eg.load(str(path), verify=True).checksum == eg.build(SMALL, 8).checksum
+
+
+def test_a_damaged_layer_is_solved_again_on_resume(tmp_path):
+    path = tmp_path / "e.db"
+    with pytest.raises(_Stop):
+        eg.build_file(str(path), SMALL, 8, _stop_at(7))
+    database = eg.EndgameDatabase(SMALL, 8)
+    offset = len(eg._MAGIC) + 8 + eg._header_room(8)
+    with open(f"{path}.part", "r+b") as handle:  # one byte of layer 4 flipped
+        handle.seek(offset + int(database._offsets[4]) + 3)
+        byte = handle.read(1)
+        handle.seek(-1, 1)
+        handle.write(bytes([byte[0] ^ 1]))
+    lines = []
+    eg.build_file(str(path), SMALL, 8, log=lines.append)
+    assert lines == [f"resuming the build in {path}.part: layers 0 to 3 are done and whole"]
+    assert eg.load(str(path), verify=True).checksum == eg.build(SMALL, 8).checksum
+
+
+def test_a_build_for_other_seeds_starts_afresh(tmp_path):
+    path = tmp_path / "e.db"
+    with pytest.raises(_Stop):
+        eg.build_file(str(path), SMALL, 8, _stop_at(5))
+    lines = []
+    assert eg.build_file(str(path), SMALL, 7, log=lines.append).checksum == eg.build(SMALL, 7).checksum
+    assert lines == []
+
+
+def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path):
+    small = eg.build(SMALL, 7)
+    path = tmp_path / "e.db"
+    small.save(str(path))
+    header = eg.load(str(path)).header()
+    assert header["version"] == eg.FORMAT_VERSION == 2 and len(header["layers"]) == 8
+    database = eg.load(str(path))
+    data = bytearray(path.read_bytes())
+    data[database._offset + int(database._offsets[5])] ^= 1
+    (tmp_path / "bad.db").write_bytes(bytes(data))
+    assert eg.load(str(tmp_path / "bad.db")).verify_layers() == [5]
+    with pytest.raises(ValueError, match=r"layers \[5\] do not match"):
+        eg.load(str(tmp_path / "bad.db"), verify=True)
+    # A file of format 1: no layer checksums, the same values.
+    text = {**header, "version": 1}
+    del text["layers"]
+    raw = json.dumps(text, sort_keys=True).encode()
+    (tmp_path / "v1.db").write_bytes(eg._MAGIC + len(raw).to_bytes(8, "little") + raw + np.asarray(small.values).tobytes())
+    old = eg.load(str(tmp_path / "v1.db"), verify=True)
+    assert old.verify_layers() == [] and np.array_equal(old.values, small.values)
+
+
+def test_each_layer_agrees_with_the_exact_search_of_the_database_game():
+    database = eg.build(SMALL, 8)
+    agreed = 0
+    for seeds in range(1, 9):
+        found = eg.search_check(database, seeds, 40, nodes=50_000, seed=seeds)
+        assert found["disagree"] == 0 and found["agree"] > 0, (seeds, found)
+        agreed += found["agree"]
+    assert agreed >= 200
+    broken = eg.EndgameDatabase(SMALL, 8)
+    broken._values = np.array(database.values)
+    broken._values[int(database._offsets[6]) : int(database._offsets[7])] += 1
+    assert eg.search_check(broken, 6, 40, nodes=50_000)["disagree"] > 0
+
+
+def test_the_memory_a_build_needs():
+    assert eg.work_memory(6, 25) == 2 * math.comb(36, 11)
+    assert eg.memory_needed(6, 25) == math.comb(37, 12) + 2 * math.comb(36, 11)
+    assert eg.memory_needed(6, 15, "sweeps") > eg.memory_needed(6, 15)
+    # A file build sweeps the layers whose tables fit, so its memory is theirs when they outweigh the rest.
+    assert eg.work_memory(6, 15) == 33 * math.comb(26, 11) <= eg.SWEEP_LAYER_BYTES
+    with pytest.raises(ValueError, match="above the cap"):
+        eg.build_file("unused.db", Rules(), 25, memory=2**30)
+    with pytest.raises(ValueError, match="method must be one of"):
+        eg.build(SMALL, 3, method="fast")
+
+
+def test_the_command_line_builds_layer_by_layer_and_checks_each_layer(tmp_path, capsys, monkeypatch):
+    path = str(tmp_path / "e.db")
+    assert main(["endgame", "build", "--seeds", "6", "--out", path, "--pits", "3", "--seeds-per-pit", "2",
+                 "--threads", "1"]) == 0
+    assert main(["endgame", "check", path, "--sample", "0", "--per-layer", "20", "--nodes", "50000"]) == 0
+    out = capsys.readouterr().out
+    assert "recurrence: 0 of 924 positions" in out and "disagree" in out
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path / "cache"))
+    assert main(["endgame", "build", "--seeds", "5", "--pits", "3", "--seeds-per-pit", "2"]) == 0
+    from awale.agents.endgame import built_database_path
+
+    assert eg.load(str(built_database_path(5, SMALL)), verify=True).seeds == 5
