@@ -589,6 +589,29 @@ def _checkpoints(check_every: int, max_pairs: int) -> List[int]:
     return points + [max_pairs]
 
 
+def _prepare(
+    a: str, b: str, test: SPRT, openings: Sequence[str], seed: int, rules: Optional[Rules], max_pairs: int,
+    check_every: int, name: Optional[str],
+) -> Tuple[str, Callable[[int], Tuple[GameKey, GameKey]]]:
+    """A test's options checked, and its experiment's name and the keys of its pairs (by index)."""
+    if not isinstance(test, SPRT):
+        raise ValueError(f"test must be an awale.experiments.sprt.SPRT, got {test!r}")
+    for what, value in (("max_pairs", max_pairs), ("check_every", check_every)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{what} must be an integer at least 1, got {value!r}")
+    if 2 * max_pairs > 1_000_000:
+        raise ValueError(f"max_pairs must be at most 500000 (a run holds at most 1,000,000 games), got {max_pairs}")
+    openings = tuple(openings)
+    a, b = canonical_spec(a), canonical_spec(b)
+    order = shuffled(openings, seed)
+    rules = as_rules(rules)
+
+    def keys(index: int) -> Tuple[GameKey, GameKey]:
+        return pair_keys(a, b, order, index, seed, rules)
+
+    return name or experiment_name(a, b, test, openings, seed), keys
+
+
 def sequential(
     a: str,
     b: str,
@@ -646,19 +669,7 @@ def sequential(
         StoreError, RunnerError: as :func:`run`.
         SPRTInterrupted: Ctrl-C; the games finished are in the store.
     """
-    if not isinstance(test, SPRT):
-        raise ValueError(f"test must be an awale.experiments.sprt.SPRT, got {test!r}")
-    for what, value in (("max_pairs", max_pairs), ("check_every", check_every)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{what} must be an integer at least 1, got {value!r}")
-    if 2 * max_pairs > 1_000_000:
-        raise ValueError(f"max_pairs must be at most 500000 (a run holds at most 1,000,000 games), got {max_pairs}")
-    openings = tuple(openings)
-    a, b = canonical_spec(a), canonical_spec(b)
-    order = shuffled(openings, seed)
-    rules = as_rules(rules)
-    name = name or experiment_name(a, b, test, openings, seed)
-    keys = lambda index: pair_keys(a, b, order, index, seed, rules)  # noqa: E731
+    name, keys = _prepare(a, b, test, openings, seed, rules, max_pairs, check_every, name)
     batch_size = 2 if batch_size is None else batch_size
     if scheduler is None and client is None:
         workers = local_workers(keys(0), workers)
@@ -700,15 +711,11 @@ def stored_verdict(
     decided test gives the verdict :func:`sequential` reached; an undecided one gives the verdict after
     the pairs stored so far (``finished`` is then false).  The arguments are those of :func:`sequential`.
     """
-    openings = tuple(openings)
-    a, b = canonical_spec(a), canonical_spec(b)
-    order = shuffled(openings, seed)
-    rules = as_rules(rules)
-    name = name or experiment_name(a, b, test, openings, seed)
+    name, keys = _prepare(a, b, test, openings, seed, rules, max_pairs, check_every, name)
     owned = not isinstance(store, Store)
     db = Store(store) if owned else store
     try:
-        state = _Tally(lambda index: pair_keys(a, b, order, index, seed, rules))
+        state = _Tally(keys)
         verdict = state.advance(db, name, test, _checkpoints(check_every, max_pairs), None, final_at=max_pairs)
         if verdict is None:
             verdict = state.current(test)
