@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 
 from awale.cli import main
-from awale.experiments import CATALOG, Store, count, experiments, load, verify
+from awale.experiments import CATALOG, Store, catalog, count, experiments, load, sprt, verify
 from awale.experiments.verify import check_replay, check_rules, time_based
 from awale.match import play
 
@@ -88,7 +88,9 @@ def test_the_command_exits_1_and_names_the_failed_game(store, capsys):
 def test_the_committed_store_holds_the_catalogue():
     assert DATA.exists(), "data/experiments.sqlite, the thesis's games, is missing"
     stored = experiments(DATA)
-    assert set(stored) <= set(CATALOG) | {"ladder"}
+    openings = sprt.load_openings(DATA.parent / "strength" / "openings.txt")
+    tests = {sprt.experiment_name(a, b, catalog.CLAIM_TEST, openings) for a, b in catalog.CLAIMS}
+    assert set(stored) <= set(CATALOG) | {"ladder"} | tests  # the catalogue, and the claims' sequential tests
     assert stored.get("eps-grid") == CATALOG["eps-grid"].games * len(CATALOG["eps-grid"].pairings())
 
 

@@ -122,6 +122,7 @@ from ..rules import Rules
 from ..search.parallel import SCHEMES
 from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
+from .sprt import SPRT
 from .store import Store
 
 if TYPE_CHECKING:
@@ -177,6 +178,7 @@ __all__ = [
     "book",
     "CLAIMS",
     "CLAIM_GAMES",
+    "CLAIM_TEST",
     "claims",
 ]
 
@@ -455,6 +457,11 @@ CLAIMS = (
     ("uct(iterations=2800, reuse=True)", at_time("uct", 10)),
     ("uct(iterations=8100, evaluation=True, solver=True)", at_time("uct + evaluation", 10)),
 )
+
+
+#: The sequential test that decides each of :data:`CLAIMS` (``python -m awale sprt A B --elo0 0 --elo1 50``, the
+#: default openings and seed): H0, no gain, against H1, 50 logistic Elo, with α = β = 0.05.
+CLAIM_TEST = SPRT(elo0=0, elo1=50, alpha=0.05, beta=0.05)
 
 
 def claims() -> List[Pairing]:
