@@ -43,7 +43,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..agents import parse
+from ..agents import Agent, parse
 from ..agents.endgame import endgame_database
 from ..game import Game
 from ..match import fresh_agents
@@ -172,7 +172,7 @@ def positions(path: str, count: int = POSITIONS) -> List[List[Game]]:
     return games
 
 
-def _ready(spec: str, first: Game):
+def _ready(spec: str, first: Game) -> Agent:
     """``spec``'s agent with its endgame database loaded and its kernels compiled by one untimed move."""
     agent = parse(spec)
     if getattr(agent, "endgame", None) is not None:
