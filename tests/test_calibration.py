@@ -81,3 +81,24 @@ def test_agents_are_measured_in_turn_game_by_game(monkeypatch):
     assert set(seconds) == {"x", "y"} and all(value >= 0 for value in seconds.values())
     timed = [call for call in calls[4:] if call[1] != "reset"]  # after each agent's untimed first move
     assert timed == [("x", "a1"), ("x", "a2"), ("y", "a1"), ("y", "a2"), ("x", "b1"), ("y", "b1")]
+
+
+def test_a_budget_is_rescaled_within_its_family():
+    assert calibration.family_of("champion(nodes=11000, endgame='15')") == ("champion", 11000)
+    assert calibration.family_of("minimax(nodes=7900, evaluation=True, quiescence=4)") == ("αβ + evaluation", 7900)
+    assert calibration.family_of("uct(iterations=750)") == ("uct", 750)
+    assert calibration.family_of("uct(iterations=2800, reuse=True)") is None  # no family has reuse
+    assert calibration.rescaled("uct(iterations=740)", 0.5) == "uct(iterations=370)"  # two significant figures
+    assert calibration.rescaled("openspiel_mcts(iterations=1700)", 35.557 / 30.146) == "openspiel_mcts(iterations=2000)"
+    assert calibration.rescaled("random", 2.0) is None
+    with pytest.raises(ValueError, match="positive"):
+        calibration.rescaled("uct(iterations=750)", 0)
+
+
+def test_a_slower_side_is_offered_a_smaller_budget_and_the_faster_a_larger():
+    times = calibration.PairTimes("uct(iterations=1000)", "openspiel_mcts(iterations=200)", 20,
+                                  0.012, 0.010, 0.012, 0.010)
+    assert times.ratio == pytest.approx(1.2)
+    assert times.balanced() == ("uct(iterations=830)", "openspiel_mcts(iterations=240)")
+    # the order of the parameters does not matter: the same agent once parsed
+    assert calibration.family_of("minimax(nodes=44000, endgame='15', quiescence=4)") == ("αβ + quiescence + endgame", 44000)

@@ -521,11 +521,13 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
     from .experiments import calibration as cal
 
     rows: List[Dict[str, object]] = []
+    measured_all: List["cal.PairTimes"] = []
     for exp in chosen:
         try:
             measured = cal.replay_times(path, exp.name, exp.pairings(), games, report=lambda line: print(line, flush=True))
         except ValueError as error:
             raise _Failure(str(error), status=1) from None
+        measured_all += measured
         for t in measured:
             rows.append(dict(experiment=exp.name, agent=t.agent, opponent=t.opponent, games=t.games,
                              agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
@@ -537,6 +539,12 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
                  [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],
                    "yes" if r["equal_time"] else "NO"] for r in rows]))
     print("(CPU milliseconds per move of the replayed games)")
+    uneven = [t for t in measured_all if not cal.equal_time(t.agent_cpu, t.opponent_cpu)]
+    if uneven:
+        print("\nBudgets that would have matched the other side's time on these games:")
+    for t in uneven:
+        either = " or ".join(filter(None, t.balanced())) or "(neither side is of a calibrated family)"
+        print(f"  {t.agent} vs {t.opponent}: {either}")
     _write_csv(out, rows)
     return 0
 

@@ -24,7 +24,11 @@ Which budgets take equal time is a measurement, made here:
 * :func:`replay_times` replays a sample of each pairing's stored games, move
   for move, and measures both sides on the positions the games really reached,
   in wall-clock and in CPU seconds (the latter hardly changed by other work on
-  the machine).
+  the machine).  Where they differ by more than :data:`EQUAL_TIME`,
+  :meth:`PairTimes.balanced` gives the budget of either side that would have
+  matched the other's time on those games (:func:`rescaled`): the positions a
+  pairing's games reach can cost one side more than the calibration positions
+  do, so each such pairing is refitted on its own games.
 
 ``python -m awale experiment calibrate`` runs the check on the reader's machine,
 ``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
@@ -38,6 +42,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import time
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -65,6 +70,8 @@ __all__ = [
     "check",
     "PairTimes",
     "replay_times",
+    "family_of",
+    "rescaled",
 ]
 
 #: The agent families of the equal-time experiments: a spec template whose ``{n}`` is the budget.
@@ -310,6 +317,45 @@ class PairTimes:
     def ratio(self) -> float:
         """The agent's CPU time per move over the opponent's."""
         return self.agent_cpu / self.opponent_cpu
+
+    def balanced(self) -> Tuple[Optional[str], Optional[str]]:
+        """The agent's spec with the budget that matches the opponent's time on these games, and the reverse.
+
+        Search time grows about linearly with the budget, so the agent's budget is
+        scaled by the opponent's time over its own (:func:`rescaled`); either is None
+        when that side's spec is not of a family of :data:`FAMILIES`.
+        """
+        return rescaled(self.agent, 1 / self.ratio), rescaled(self.opponent, self.ratio)
+
+
+_MARKER = 7_654_321
+
+
+def family_of(spec: str) -> Optional[Tuple[str, int]]:
+    """The family of :data:`FAMILIES` that ``spec`` belongs to and its budget, or None (the same agent once parsed)."""
+    canonical = parse(spec).spec
+    for family, template in FAMILIES.items():
+        # the family's canonical spec, its budget a marker that no other part of a spec contains
+        before, after = parse(template.format(n=_MARKER)).spec.split(str(_MARKER))
+        found = re.fullmatch(re.escape(before) + r"(\d+)" + re.escape(after), canonical)
+        if found is not None:
+            return family, int(found.group(1))
+    return None
+
+
+def rescaled(spec: str, factor: float) -> Optional[str]:
+    """``spec`` with its budget multiplied by ``factor`` (two significant figures), or None outside :data:`FAMILIES`.
+
+    Raises:
+        ValueError: a factor that is not a positive number.
+    """
+    if not factor > 0:
+        raise ValueError(f"the factor must be a positive number, got {factor!r}")
+    found = family_of(spec)
+    if found is None:
+        return None
+    family, budget = found
+    return FAMILIES[family].format(n=_rounded(budget * factor))
 
 
 def replay_times(
