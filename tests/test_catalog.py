@@ -125,9 +125,12 @@ def test_the_factorial_has_every_cell_once_and_the_book_test_differs_only_in_the
     reference = parse(catalog.at_time(catalog.EVALUATED_REFERENCE, catalog.FACTORIAL_MS)).spec
     assert {opponent for _, opponent in evaluated} == {reference}
     assert {agent for agent, _ in evaluated} == {
-        parse(catalog.at_time(family, catalog.FACTORIAL_MS)).spec
+        parse(catalog.evaluated_cell(family)).spec
         for (evaluation, _, _), family in catalog.FACTORIAL_CELLS.items() if evaluation
     } - {reference}
+    for family, nodes in catalog.EVALUATED_BUDGETS.items():  # its own budgets: the same cell, other nodes
+        cell = parse(catalog.evaluated_cell(family))
+        assert cell.nodes == nodes and cell.replace(nodes=1) == parse(catalog.at_time(family, 10)).replace(nodes=1)
     [(with_book, without)] = CATALOG["book"].pairings()
     assert parse(with_book).book and parse(without).replace(book=True) == parse(with_book)
     assert CATALOG["book"].games >= 400

@@ -172,6 +172,7 @@ __all__ = [
     "FACTORIAL_REFERENCE",
     "EVALUATED_REFERENCE",
     "EVALUATED_BUDGETS",
+    "evaluated_cell",
     "at_time",
     "curves",
     "factorial",
@@ -343,6 +344,13 @@ def at_time(family: str, milliseconds: int) -> str:
     return FAMILIES[family].format(n=CURVE_BUDGETS[family][milliseconds])
 
 
+def evaluated_cell(family: str) -> str:
+    """The spec of a cell of :data:`FACTORIAL_CELLS` in ``factorial-evaluated``, at equal time with its reference."""
+    if family in EVALUATED_BUDGETS:
+        return FAMILIES[family].format(n=EVALUATED_BUDGETS[family])
+    return at_time(family, FACTORIAL_MS)
+
+
 # --------------------------------------------------------------------------- the experiments
 
 
@@ -494,13 +502,7 @@ def factorial() -> List[Pairing]:
 def factorial_evaluated() -> List[Pairing]:
     """The other evaluated cells of :data:`FACTORIAL_CELLS` against :data:`EVALUATED_REFERENCE`, equal time."""
     reference = at_time(EVALUATED_REFERENCE, FACTORIAL_MS)
-
-    def cell(family: str) -> str:
-        if family in EVALUATED_BUDGETS:
-            return FAMILIES[family].format(n=EVALUATED_BUDGETS[family])
-        return at_time(family, FACTORIAL_MS)
-
-    return [(cell(family), reference)
+    return [(evaluated_cell(family), reference)
             for (evaluation, _, _), family in FACTORIAL_CELLS.items() if evaluation and family != EVALUATED_REFERENCE]
 
 
