@@ -29,7 +29,7 @@ PLAYED = {
     "αβ + evaluation": (28000,),
     "αβ + endgame": (50000, 62000),
     "αβ + quiescence + endgame": (44000, 56000),
-    "αβ + evaluation + endgame, no quiescence": (42000, 48000, 67000),
+    "αβ + evaluation + endgame, no quiescence": (42000, 48000, 67000, 72000, 80000),
     "αβ + evaluation + quiescence + endgame": (40000, 57000, 58000),
 }
 
