@@ -274,15 +274,15 @@ CURVE_MS = (3, 10, 30, 100, 300)
 #: pairing's own games, replayed on idle cores, took one side more than 10 % longer than the other
 #: (``python -m awale experiment calibrate NAME --replay 20``, which prints the budget that matches; the side
 #: changed is the one that meets no other opponent at that time): at 3 ms evaluated αβ (7,900 → 6,700) and the
-#: champion (11,000 → 9,200), at 30 ms OpenSpiel's MCTS (1,700 → 2,000), at 100 ms the champion
-#: (430,000 → 390,000), and at 10 ms the four factorial cells with the database (50,000, 44,000, 42,000 and
-#: 40,000 → 62,000, 56,000, 48,000 and 57,000: the database ends lines early in games that reach endings, so
-#: the same nodes take less time).  UCT's iterations, αβ's nodes.
+#: champion (11,000 → 9,200), OpenSpiel's MCTS at 10 ms (570 → 630) and 30 ms (1,700 → 2,000), at 100 ms the
+#: champion (430,000 → 390,000), and at 10 ms the four factorial cells with the database (50,000, 44,000,
+#: 42,000 and 40,000 → 62,000, 56,000, 48,000 and 57,000: the database ends lines early in games that reach
+#: endings, so the same nodes take less time).  UCT's iterations, αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {3: 750, 10: 3000, 30: 9000, 100: 28000, 300: 77000},
     "uct + evaluation": {3: 2400, 10: 8100, 30: 20000, 100: 59000, 300: 150000},
     "heavy uct": {3: 600, 10: 2200, 30: 6700, 100: 23000, 300: 68000},
-    "OpenSpiel MCTS": {3: 160, 10: 570, 30: 2000, 100: 5700, 300: 17000},
+    "OpenSpiel MCTS": {3: 160, 10: 630, 30: 2000, 100: 5700, 300: 17000},
     "αβ + evaluation": {3: 6700, 10: 28000, 30: 76000, 100: 240000, 300: 790000},
     "champion": {3: 9200, 10: 41000, 30: 140000, 100: 390000, 300: 1300000},
     "αβ": {10: 36000},
