@@ -37,9 +37,15 @@ print("finished", flush=True)
 """
 
 
+def _default_sigint():
+    """In the child: Ctrl-C as in a terminal, even if the tests run where SIGINT is ignored (a background job)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _interrupt(command, delay, ready=None, **kwargs):
     """Start ``command``, wait for ``ready`` on its stdout (if given) and ``delay`` seconds, send SIGINT."""
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               preexec_fn=_default_sigint, **kwargs)
     if ready is not None:
         assert process.stdout.readline().strip() == ready
     time.sleep(delay)
