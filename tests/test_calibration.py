@@ -88,6 +88,8 @@ def test_a_budget_is_rescaled_within_its_family():
     assert calibration.family_of("minimax(nodes=7900, evaluation=True, quiescence=4)") == ("αβ + evaluation", 7900)
     assert calibration.family_of("uct(iterations=750)") == ("uct", 750)
     assert calibration.family_of("uct(iterations=2800, reuse=True)") is None  # no family has reuse
+    # the order of the parameters does not matter: the same agent once parsed
+    assert calibration.family_of("minimax(nodes=44000, endgame='15', quiescence=4)") == ("αβ + quiescence + endgame", 44000)
     assert calibration.rescaled("uct(iterations=740)", 0.5) == "uct(iterations=370)"  # two significant figures
     assert calibration.rescaled("openspiel_mcts(iterations=1700)", 35.557 / 30.146) == "openspiel_mcts(iterations=2000)"
     assert calibration.rescaled("random", 2.0) is None
@@ -100,5 +102,3 @@ def test_a_slower_side_is_offered_a_smaller_budget_and_the_faster_a_larger():
                                   0.012, 0.010, 0.012, 0.010)
     assert times.ratio == pytest.approx(1.2)
     assert times.balanced() == ("uct(iterations=830)", "openspiel_mcts(iterations=240)")
-    # the order of the parameters does not matter: the same agent once parsed
-    assert calibration.family_of("minimax(nodes=44000, endgame='15', quiescence=4)") == ("αβ + quiescence + endgame", 44000)

@@ -521,25 +521,26 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
     from .experiments import calibration as cal
 
     rows: List[Dict[str, object]] = []
-    measured_all: List["cal.PairTimes"] = []
+    uneven: List["cal.PairTimes"] = []
     for exp in chosen:
         try:
             measured = cal.replay_times(path, exp.name, exp.pairings(), games, report=lambda line: print(line, flush=True))
         except ValueError as error:
             raise _Failure(str(error), status=1) from None
-        measured_all += measured
         for t in measured:
+            equal = cal.equal_time(t.agent_cpu, t.opponent_cpu)
+            if not equal:
+                uneven.append(t)
             rows.append(dict(experiment=exp.name, agent=t.agent, opponent=t.opponent, games=t.games,
                              agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
                              ratio=f"{t.ratio:.3f}", agent_wall_ms=f"{1000 * t.agent_wall:.3f}",
                              opponent_wall_ms=f"{1000 * t.opponent_wall:.3f}",
-                             equal_time=cal.equal_time(t.agent_cpu, t.opponent_cpu)))
+                             equal_time=equal))
     print()
     print(_table(["experiment", "agent", "opponent", "games", "agent ms", "opponent ms", "ratio", "equal time"],
                  [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],
                    "yes" if r["equal_time"] else "NO"] for r in rows]))
     print("(CPU milliseconds per move of the replayed games)")
-    uneven = [t for t in measured_all if not cal.equal_time(t.agent_cpu, t.opponent_cpu)]
     if uneven:
         print("\nBudgets that would have matched the other side's time on these games:")
     for t in uneven:
