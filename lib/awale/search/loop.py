@@ -13,8 +13,12 @@ The kernels take four named structures, never long argument lists: the :class:`T
 counter and the stop flag), the :class:`Root` (the position searched), the :class:`Options` and a thread's
 :class:`Work` arrays (including its random state).  The tree layout is described in :mod:`awale.search.mcts`.
 
-The hot kernels (the descent, the selection, the playouts, the backup) are compiled with
-``allocates=False`` (:func:`awale._jit.jit`): they create no arrays and count no references.
+The hot kernels (the descent, the selection, the playouts, the backup, and the loop of whole iterations,
+:func:`_iterations`) are compiled with ``allocates=False`` (:func:`awale._jit.jit`): they create no arrays
+and count no references.  Only the rare iteration whose repetition history outgrows the work arrays is
+finished by :func:`iterate`, which grows them.  The selection is inlined into the descent: passing the
+tree's arrays to an out-of-line kernel at every level of every descent cost about 10 % of the iterations
+with evaluated leaves.
 """
 
 from __future__ import annotations
@@ -257,29 +261,43 @@ def _rollout(work, params, length, count, heavy, moves_left, n_played, endgame):
 
 
 @jit
-def simulate(work, opt, params, length, count, n_played):
-    """Score the new leaf ``work.state``: a playout to the end, or cut off, or none, then the evaluation if any.
-
-    Returns South's reward, the moves recorded so far and the work arrays
-    (their history grown if the playout outgrew it).
-    """
+def _leaf_reward(work, opt, params):
+    """South's reward at the end of a playout: the evaluation if any (unless the game is over or the database
+    holds the position), else :func:`_reward`."""
     cfg = opt.cfg
     state = work.state
     size = 2 * params[0]
-    evaluate = cfg[EVALUATE] != 0
-    cutoff = np.int64(cfg[CUTOFF])
-    moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
+    if cfg[EVALUATE] != 0 and state[size + 4] == ONGOING and probe(state, size, opt.endgame) == UNCOVERED:
+        x = logit(state, params, cfg[WEIGHTS:], work.eval_work, work.eval_moves, work.eval_row)
+        win = 1.0 / (1.0 + math.exp(-x))
+        return win if state[size + 2] == 0 else 1.0 - win
+    return _reward(state, size, params[1], opt.endgame)
+
+
+@jit
+def _simulate_from(work, opt, params, length, count, n_played, moves_left):
+    """:func:`simulate` with ``moves_left`` playout moves still to play (-2: as many as the options say)."""
+    cfg = opt.cfg
+    if moves_left == -2:
+        cutoff = np.int64(cfg[CUTOFF])
+        moves_left = cutoff if cutoff > 0 else (0 if cfg[EVALUATE] != 0 else -1)
     while count > 0 and moves_left != 0:
         length, count, moves_left, n_played = _rollout(
             work, params, length, count, cfg[HEAVY] != 0, moves_left, n_played, opt.endgame
         )
         if count > 0 and moves_left != 0:
             work = _regrown(work, length)
-    if evaluate and state[size + 4] == ONGOING and probe(state, size, opt.endgame) == UNCOVERED:
-        x = logit(state, params, cfg[WEIGHTS:], work.eval_work, work.eval_moves, work.eval_row)
-        win = 1.0 / (1.0 + math.exp(-x))
-        return (win if state[size + 2] == 0 else 1.0 - win), n_played, work
-    return _reward(state, size, params[1], opt.endgame), n_played, work
+    return _leaf_reward(work, opt, params), n_played, work
+
+
+@jit
+def simulate(work, opt, params, length, count, n_played):
+    """Score the new leaf ``work.state``: a playout to the end, or cut off, or none, then the evaluation if any.
+
+    Returns South's reward, the moves recorded so far and the work arrays
+    (their history grown if the playout outgrew it).
+    """
+    return _simulate_from(work, opt, params, length, count, n_played, -2)
 
 
 # --------------------------------------------------------------------------- selection and expansion
@@ -318,7 +336,7 @@ def _secured(node, links, flags):
     return secured
 
 
-@jit(inline=False, allocates=False)
+@jit(allocates=False)
 def select(tree, cfg, node, player, rng):
     """The child of ``node`` to descend into (``player`` is to move at ``node``).
 
@@ -345,6 +363,8 @@ def select(tree, cfg, node, player, rng):
         return links[node, FIRST]
     c = cfg[C]
     k = cfg[RAVE]
+    bias = cfg[BIAS]
+    history_weight = cfg[HISTORY]
     history = tree.history
     log_n = math.log(max(links[node, VISITS], 1))
     best = links[node, FIRST]
@@ -360,12 +380,12 @@ def select(tree, cfg, node, player, rng):
             beta = math.sqrt(k / (3.0 * visits + k))
             mean = (1.0 - beta) * mean + beta * tree.amaf_w[child] / tree.amaf_n[child]
         score = mean + c * math.sqrt(log_n / visits)
-        if cfg[BIAS] != 0:
-            score += cfg[BIAS] * tree.gain[child] / visits
-        if cfg[HISTORY] != 0:
+        if bias != 0:
+            score += bias * tree.gain[child] / visits
+        if history_weight != 0:
             action = flags[child, ACTION]
             if history[player, 1, action] > 0:
-                score += cfg[HISTORY] * history[player, 0, action] / history[player, 1, action] / math.sqrt(visits)
+                score += history_weight * history[player, 0, action] / history[player, 1, action] / math.sqrt(visits)
         # Ties go to the first child in the list; children are linked in the random order of
         # their expansion, so no action is favoured.
         if score > best_score:
@@ -538,8 +558,12 @@ def descend(tree, opt, root, work, weight):
     if opt.shared:
         work.legal[0] = count
         atomic_add(tree.links, (0, VISITS), weight)
-    depth = 0
-    n_played = 0
+    return _descend_from(tree, opt, root, work, weight, 0, length, count, 0)
+
+
+@jit
+def _descend_from(tree, opt, root, work, weight, depth, length, count, n_played):
+    """The rest of :func:`descend` from ``work.path[depth]``, growing the history as needed."""
     while True:
         full, depth, length, count, n_played, reward = _walk(
             tree, opt, root.params, work, weight, depth, length, count, n_played
@@ -662,6 +686,64 @@ def root_open(tree, shared):
     return _load(tree.flags, (0, LOWER), shared) != _load(tree.flags, (0, UPPER), shared)
 
 
+# Slots of the ``resume`` array through which :func:`_iterations` hands an unfinished iteration to :func:`iterate`.
+_PHASE, _DEPTH, _LENGTH, _COUNT, _PLAYED, _MOVES_LEFT, _DONE = range(7)
+_FINISHED, _WALKING, _PLAYING = 0, 1, 2
+
+
+@jit(inline=False, allocates=False)
+def _iterations(iterations, counter, tree, opt, root, work, resume):
+    """Whole iterations, allocating nothing, until the search ends or the repetition history must grow.
+
+    Returns with ``resume[_PHASE]`` set to ``_FINISHED`` when the search is over, or to ``_WALKING`` or
+    ``_PLAYING`` when the descent or the playout of the current iteration needs more history than ``work``
+    holds; :func:`iterate` then grows it, finishes that iteration and calls this again.  ``resume[_DONE]``
+    counts the iterations run.  Without numba's runtime, the loop does no reference counting.
+    """
+    shared = opt.shared
+    cfg = opt.cfg
+    params = root.params
+    capacity = tree.links.shape[0]
+    state = work.state
+    size = 2 * params[0]
+    root_player = root.state[root.state.shape[0] - 3]
+    evaluate = cfg[EVALUATE] != 0
+    cutoff = np.int64(cfg[CUTOFF])
+    while atomic_load(tree.control, 0) == 0 and _load(tree.used, 0, shared) < capacity and root_open(tree, shared):
+        if _add(counter, 0, 1, shared) >= iterations:
+            break
+        # descend (as :func:`descend`)
+        for i in range(root.state.shape[0]):
+            state[i] = root.state[i]
+        copy_history(root.keys, root.boards, root.length, work.keys, work.boards)
+        length = root.length
+        count = legal_actions(state, params, work.out)
+        work.path[0] = 0
+        if shared:
+            work.legal[0] = count
+            atomic_add(tree.links, (0, VISITS), 1)
+        full, depth, length, count, n_played, reward = _walk(tree, opt, params, work, 1, 0, length, count, 0)
+        if full:
+            resume[_PHASE], resume[_DEPTH], resume[_LENGTH] = _WALKING, depth, length
+            resume[_COUNT], resume[_PLAYED] = count, n_played
+            return
+        if reward < 0:
+            # simulate (as :func:`simulate`)
+            moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
+            if count > 0 and moves_left != 0:
+                length, count, moves_left, n_played = _rollout(
+                    work, params, length, count, cfg[HEAVY] != 0, moves_left, n_played, opt.endgame
+                )
+                if count > 0 and moves_left != 0:
+                    resume[_PHASE], resume[_DEPTH], resume[_LENGTH] = _PLAYING, depth, length
+                    resume[_COUNT], resume[_PLAYED], resume[_MOVES_LEFT] = count, n_played, moves_left
+                    return
+            reward = _leaf_reward(work, opt, params)
+        backup(tree, opt, work, root_player, depth, reward, n_played)
+        resume[_DONE] += 1
+    resume[_PHASE] = _FINISHED
+
+
 @jit(inline=False)
 def iterate(iterations, counter, tree, opt, root, rng):
     """Iterations until ``counter`` reaches ``iterations``; return how many this thread ran.
@@ -669,23 +751,33 @@ def iterate(iterations, counter, tree, opt, root, rng):
     The one loop of MCTS: descend (select and expand), simulate, back up.
     Every thread of tree parallelisation runs it on the same tree and
     ``counter``; the one-thread search runs it alone.  Stops early when the
-    tree is full, the root proven or ``tree.control[0]`` set.
+    tree is full, the root proven or ``tree.control[0]`` set.  The
+    iterations run in :func:`_iterations`, which allocates nothing; the rare
+    one whose repetition history outgrows the work arrays is finished here,
+    by :func:`descend` and :func:`simulate`, which grow them.
     """
     shared = opt.shared
     capacity = tree.links.shape[0]
     root_player = root.state[root.state.shape[0] - 3]
     work = new_work(root, opt, np.empty(capacity + 1, dtype=np.int64),
                     np.empty(capacity + 1 if shared else 1, dtype=np.int64), rng)
-    done = 0
-    while atomic_load(tree.control, 0) == 0 and _load(tree.used, 0, shared) < capacity and root_open(tree, shared):
-        if _add(counter, 0, 1, shared) >= iterations:
-            break
-        depth, length, count, n_played, reward, work = descend(tree, opt, root, work, 1)
+    resume = np.zeros(7, dtype=np.int64)
+    while True:
+        _iterations(iterations, counter, tree, opt, root, work, resume)
+        phase = resume[_PHASE]
+        if phase == _FINISHED:
+            return resume[_DONE]
+        depth, length, count, n_played = resume[_DEPTH], resume[_LENGTH], resume[_COUNT], resume[_PLAYED]
+        work = _regrown(work, length)
+        reward = -1.0
+        if phase == _WALKING:
+            depth, length, count, n_played, reward, work = _descend_from(tree, opt, root, work, 1, depth, length,
+                                                                         count, n_played)
         if reward < 0:
-            reward, n_played, work = simulate(work, opt, root.params, length, count, n_played)
+            reward, n_played, work = _simulate_from(work, opt, root.params, length, count, n_played,
+                                                    resume[_MOVES_LEFT] if phase == _PLAYING else -2)
         backup(tree, opt, work, root_player, depth, reward, n_played)
-        done += 1
-    return done
+        resume[_DONE] += 1
 
 
 @jit(inline=False)
