@@ -4,7 +4,7 @@ import sqlite3
 
 import pytest
 
-from awale.experiments import calibration, pair_keys, run
+from awale.experiments import Experiment, calibration, run
 from awale.experiments.store import decode_moves, encode_moves, load
 
 DATA = "data/experiments.sqlite"
@@ -44,8 +44,9 @@ def test_fit_corrects_the_budget_towards_the_target(monkeypatch):
 def test_replayed_games_are_timed_and_a_changed_move_is_caught(tmp_path):
     store = tmp_path / "games.sqlite"
     pair = ("minimax(nodes=300)", "uct(iterations=60)")
-    run(pair_keys(*pair, games=4, seed=3), store, "tiny", workers=0, progress=False)
-    [times] = calibration.replay_times(str(store), "tiny", [pair], games=3)
+    tiny = Experiment("tiny", "two agents", lambda: [pair], 4, seed=3)
+    run(tiny.keys(), store, "tiny", workers=0, progress=False)
+    [times] = calibration.replay_times(str(store), tiny, games=3)
     assert times.games == 3 and times.agent_cpu > 0 and times.opponent_cpu > 0 and times.agent_wall > 0
     first = load(store, "tiny").iloc[0]
     moves = list(decode_moves(first["moves"]))
@@ -53,9 +54,20 @@ def test_replayed_games_are_timed_and_a_changed_move_is_caught(tmp_path):
         changed = encode_moves([(moves[0] + 1) % 6] + moves[1:])
         db.execute("UPDATE games SET moves = ? WHERE seed = ? AND south = ?", (changed, int(first["seed"]), first["south"]))
     with pytest.raises(ValueError, match="where the store has"):
-        calibration.replay_times(str(store), "tiny", [pair], games=4)
+        calibration.replay_times(str(store), tiny, games=4)
     with pytest.raises(ValueError, match="no game"):
-        calibration.replay_times(str(store), "tiny", [("random", "greedy")])
+        calibration.replay_times(str(store), Experiment("tiny", "others", lambda: [("random", "greedy")], 4))
+
+
+def test_games_from_openings_are_timed_without_the_openings_moves(tmp_path):
+    store = tmp_path / "games.sqlite"
+    pair = ("greedy", "uct(iterations=30)")
+    tiny = Experiment("tiny", "from openings", lambda: [pair], 2, openings=True)
+    run(tiny.keys(), store, "tiny", workers=0, progress=False)
+    plies = load(store, "tiny")["plies"].sum()
+    [times] = calibration.replay_times(str(store), tiny, games=2)
+    assert times.games == 2 and times.moves == plies - 2 * 4  # the openings' four plies are not timed
+    assert times.agent_cpu > 0
 
 
 def test_agents_are_measured_in_turn_game_by_game(monkeypatch):

@@ -45,6 +45,39 @@ def test_results_give_each_pairing_its_test_and_interval(tmp_path):
     assert 0 < first["pvalue"] <= 1 and math.isnan(table.iloc[2]["score"])
 
 
+def test_an_experiment_from_openings_plays_each_opening_twice_sides_swapped(tmp_path):
+    from awale.agents.opening import split_opening
+    from awale.experiments import decode_moves, load, pairing_games, sprt
+
+    exp = catalog.Experiment("tiny", "greedy vs random from openings",
+                             lambda: [("greedy", "random"), ("greedy(eps=0.5)", "random")], 6, seed=3,
+                             openings=True)
+    keys = exp.keys()
+    assert len(keys) == 12 and len({key.stored for key in keys}) == 12
+    order = sprt.shuffled(sprt.standard_openings(), 3)
+    for index, (first, second) in enumerate(zip(keys[:6:2], keys[1:6:2])):
+        assert split_opening(first.south) == ("greedy", order[index]) == split_opening(second.north)
+        assert split_opening(first.north) == ("random", order[index]) == split_opening(second.south)
+    assert [key.stored for key in exp.keys(4)] == [key.stored for key in exp.pair_keys("greedy", "random", 4)
+                                                   + exp.pair_keys("greedy(eps=0.5)", "random", 4)]
+    with pytest.raises(ValueError, match="come in pairs"):
+        exp.keys(5)
+    path = tmp_path / "o.sqlite"
+    run(keys, path, exp.name, workers=0, progress=False)
+    games = load(path, exp.name)
+    with Store(path) as store:
+        table = results(exp, store)
+    assert list(table["games"]) == [6, 6]
+    for row in table.itertuples():  # the wins counted by the agent behind the opening
+        mine = pairing_games(exp, games, row.agent, row.opponent)
+        south_is_agent = mine["south"].map(lambda spec: split_opening(spec)[0] == row.agent)
+        won = ((mine["winner"] == 0) == south_is_agent) & mine["winner"].notna()
+        assert len(mine) == 6 and row.wins == won.sum() and row.draws == mine["winner"].isna().sum()
+        for south, moves in zip(mine["south"], mine["moves"]):  # each game began with its opening
+            assert "".join(map(str, decode_moves(moves)[:4])) == split_opening(south)[1]
+    assert {split_opening(south)[1] for south in games["south"]} == set(order[:3])
+
+
 def test_run_all_plays_every_experiment_in_order(tmp_path, capsys, monkeypatch):
     small = {name: CATALOG[name] for name in ("eps-vs-random", "eps-grid")}
     monkeypatch.setattr(catalog, "CATALOG", small)
@@ -118,8 +151,11 @@ def test_the_factorial_has_every_cell_once_and_the_book_test_differs_only_in_the
     assert len(cells) == 8 and len({agent for agent, _ in cells}) == 8
     assert len({opponent for _, opponent in cells}) == 1
     for (evaluation, quiescence, endgame), family in catalog.FACTORIAL_CELLS.items():
-        agent = parse(catalog.at_time(family, catalog.FACTORIAL_MS))
+        agent = parse(catalog.factorial_cell(family))
         assert (agent.evaluation, agent.quiescence > 0, agent.endgame is not None) == (evaluation, quiescence, endgame)
+        assert agent.replace(nodes=1) == parse(catalog.at_time(family, 10)).replace(nodes=1)  # only the budget
+    assert {parse(agent).spec for agent, _ in cells} == {parse(catalog.factorial_cell(f)).spec
+                                                         for f in catalog.FACTORIAL_CELLS.values()}
     # The second factorial: every other evaluated cell against the evaluated cell with quiescence.
     evaluated = CATALOG["factorial-evaluated"].pairings()
     reference = parse(catalog.at_time(catalog.EVALUATED_REFERENCE, catalog.FACTORIAL_MS)).spec

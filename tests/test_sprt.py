@@ -16,7 +16,7 @@ from awale.experiments import sprt
 from awale.experiments.sprt import SPRT, estimate, llr, logistic_score, pentanomial, trinomial
 from awale.match import play
 
-OPENINGS = os.path.join(os.path.dirname(__file__), "..", "data", "strength", "openings.txt")
+OPENINGS = str(sprt.OPENINGS_FILE)
 
 
 def s(elo):

@@ -8,7 +8,7 @@ search.  Its value is in the evaluation's units, ``EVAL_SCALE`` (20) per unit of
 probability that the player to move (South, after an even number of plies) wins.  A position is kept
 when ``|value| <= LIMIT``: the search judges South's chance of winning between about 40 % and 60 %.
 
-Writes ``openings.txt`` beside this script: a header of ``#`` comments, then one opening per line, its
+Writes the library's ``lib/awale/openings.txt`` (:data:`awale.experiments.sprt.OPENINGS_FILE`): a header of ``#`` comments, then one opening per line, its
 actions as digits (each 0-5, relative to the player to move, as the store writes moves) and the value.
 ``awale.experiments.sprt.load_openings`` reads it; each opening is played twice, sides swapped.
 """
@@ -23,7 +23,7 @@ from awale.evaluation import load_evaluation
 from awale.search.alphabeta import EVAL_SCALE, AlphaBeta
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "openings.txt")
+OUT = os.path.join(HERE, "..", "..", "lib", "awale", "openings.txt")
 PLIES = 4
 DEPTH = 8
 QUIESCENCE = 4

@@ -524,7 +524,7 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
     uneven: List["cal.PairTimes"] = []
     for exp in chosen:
         try:
-            measured = cal.replay_times(path, exp.name, exp.pairings(), games, report=lambda line: print(line, flush=True))
+            measured = cal.replay_times(path, exp, games, report=lambda line: print(line, flush=True))
         except ValueError as error:
             raise _Failure(str(error), status=1) from None
         for t in measured:
@@ -535,7 +535,7 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
                              agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
                              ratio=f"{t.ratio:.3f}", agent_wall_ms=f"{1000 * t.agent_wall:.3f}",
                              opponent_wall_ms=f"{1000 * t.opponent_wall:.3f}",
-                             equal_time=equal))
+                             equal_time=equal, moves=t.moves))
     print()
     print(_table(["experiment", "agent", "opponent", "games", "agent ms", "opponent ms", "ratio", "equal time"],
                  [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],
@@ -818,10 +818,6 @@ def _endgame_check(args: argparse.Namespace) -> int:
 
 # --------------------------------------------------------------------------- sprt
 
-#: The openings ``sprt`` plays when ``--openings`` is not given.
-DEFAULT_OPENINGS = "data/strength/openings.txt"
-
-
 def _number(what: str, low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[str], float]:
     def convert(text: str) -> float:
         try:
@@ -862,8 +858,9 @@ def _add_sprt(commands: Any) -> None:
                       help="the chance of accepting H1 when H0 holds (default 0.05)")
     test.add_argument("--beta", type=_number("--beta", 0, 1, True, True), default=0.05, metavar="B",
                       help="the chance of accepting H0 when H1 holds (default 0.05)")
-    test.add_argument("--openings", default=DEFAULT_OPENINGS, metavar="FILE",
-                      help=f"the openings, one line of moves (digits) each (default {DEFAULT_OPENINGS})")
+    test.add_argument("--openings", metavar="FILE",
+                      help="the openings, one line of moves (digits) each (default: the library's 708 balanced "
+                           "openings, awale/openings.txt)")
     test.add_argument("--max-pairs", type=_integer(1, "--max-pairs", 500_000), default=50_000, metavar="N",
                       help="stop there without a decision: inconclusive (default 50000)")
     test.add_argument("--check-every", type=_integer(1, "--check-every", 10_000), default=8, metavar="P",
@@ -881,7 +878,7 @@ def _sprt(args: argparse.Namespace) -> int:
 
     try:
         test = sprt.SPRT(args.elo0, args.elo1, args.alpha, args.beta)
-        openings = sprt.load_openings(args.openings)
+        openings = sprt.standard_openings() if args.openings is None else sprt.load_openings(args.openings)
     except OSError as error:
         raise _Failure(f"cannot read the openings {args.openings}: {error.strerror or error}") from None
     except ValueError as error:
@@ -905,7 +902,7 @@ def _sprt(args: argparse.Namespace) -> int:
         where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
                  else f"{count} local worker process{'es' if count != 1 else ''}")
         _info(f"sprt: {args.a} vs {args.b}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
-              f"beta {test.beta:g}; {len(openings)} openings from {args.openings}; {stored} games already in {path}; "
+              f"beta {test.beta:g}; {len(openings)} openings from {args.openings or sprt.OPENINGS_FILE}; {stored} games already in {path}; "
               f"playing on {where}")
         try:
             verdict = sprt.sequential(

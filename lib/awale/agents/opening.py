@@ -17,12 +17,12 @@ every other game.  Both sides of such a game carry the same ``moves``.
 
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Tuple
 
 from ..game import Game
 from .base import Agent, Param, parse, register, seed_param
 
-__all__ = ["OpeningAgent", "MAX_OPENING_PLIES"]
+__all__ = ["OpeningAgent", "MAX_OPENING_PLIES", "split_opening"]
 
 #: The longest opening line, in plies.
 MAX_OPENING_PLIES = 40
@@ -109,3 +109,23 @@ class OpeningAgent(Agent):
                 )
             return action
         return self._inner.act(game)
+
+
+def split_opening(spec: str) -> Tuple[str, str]:
+    """``(agent, moves)`` of an ``opening(...)`` spec; ``(spec, "")`` for any other agent; specs canonical.
+
+    Games from openings are stored under the wrapped specs; this gives the
+    agent a result belongs to.
+
+    >>> split_opening("opening(agent='uct(iterations=100)', moves='2514')")
+    ('uct(iterations=100)', '2514')
+    >>> split_opening("greedy")
+    ('greedy', '')
+
+    Raises:
+        ValueError: a spec that does not parse.
+    """
+    agent = parse(spec)
+    if isinstance(agent, OpeningAgent):
+        return agent.agent, agent.moves
+    return agent.spec, ""

@@ -12,7 +12,7 @@
 [('greedy', 'random'), ('random', 'greedy'), ('greedy', 'random'), ('random', 'greedy')]
 """
 
-from .catalog import CATALOG, Experiment, PairStatus, get_experiment, results, standings, status
+from .catalog import CATALOG, Experiment, PairStatus, get_experiment, pairing_games, results, standings, status
 from .runner import (
     GameKey,
     RunInterrupted,
@@ -27,7 +27,16 @@ from .runner import (
     run,
 )
 from .sprt import SPRT, Verdict, sequential
-from .store import Store, StoreError, count, decode_moves, experiments, load, rules_from_text, rules_to_text
+from .store import (
+    Store,
+    StoreError,
+    count,
+    decode_moves,
+    experiments,
+    load,
+    rules_from_text,
+    rules_to_text,
+)
 from .verify import Mismatch, VerifyReport, verify
 
 __all__ = [
@@ -35,6 +44,7 @@ __all__ = [
     "Experiment",
     "PairStatus",
     "get_experiment",
+    "pairing_games",
     "results",
     "standings",
     "status",

@@ -44,7 +44,7 @@ import dataclasses
 import os
 import re
 import time
-from typing import Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -52,7 +52,11 @@ from ..agents import Agent, parse
 from ..agents.endgame import endgame_database
 from ..game import Game
 from ..match import fresh_agents
+from ..agents.opening import split_opening
 from .store import decode_moves, load, rules_from_text
+
+if TYPE_CHECKING:
+    from .catalog import Experiment
 
 __all__ = [
     "FAMILIES",
@@ -303,6 +307,7 @@ class PairTimes:
         games: games replayed.
         agent_wall, opponent_wall: mean wall-clock seconds per move.
         agent_cpu, opponent_cpu: mean CPU seconds per move (the process's, all threads).
+        moves: the moves timed, both sides together.
     """
 
     agent: str
@@ -312,6 +317,7 @@ class PairTimes:
     opponent_wall: float
     agent_cpu: float
     opponent_cpu: float
+    moves: int = 0
 
     @property
     def ratio(self) -> float:
@@ -360,52 +366,57 @@ def rescaled(spec: str, factor: float) -> Optional[str]:
 
 def replay_times(
     path: str,
-    experiment: str,
-    pairings: Sequence[Tuple[str, str]],
+    experiment: "Experiment",
     games: int = 10,
     seed: int = 0,
     report: Optional[Callable[[str], None]] = None,
 ) -> List[PairTimes]:
-    """Replay ``games`` stored games of each pairing (a seeded sample) and time both sides' moves.
+    """Replay ``games`` stored games of each pairing of ``experiment`` (a seeded sample) and time both sides' moves.
 
-    The agents are made as :func:`awale.match.play` made them for the stored
-    game, so they play the stored moves again; each move is timed by the
-    wall clock and by the process's CPU clock.
+    The games are those of the experiment's keys
+    (:func:`~awale.experiments.catalog.pairing_games`).  The agents are made
+    as :func:`awale.match.play` made them for the stored game, so they play
+    the stored moves again; each move is timed by the wall clock and by the
+    process's CPU clock, the moves of an opening (games from openings) left
+    out.
 
     Raises:
         ValueError: a pairing with no stored game, or a replay whose move
             differs from the stored one (the game is then not reproducible
             from its key, which ``experiment verify`` would report too).
     """
-    table = load(path, experiment)
+    from .catalog import pairing_games
+
+    table = load(path, experiment.name)
     rng = np.random.default_rng(seed)
     found: List[PairTimes] = []
-    for agent, opponent in pairings:
-        rows = table[((table["south"] == agent) & (table["north"] == opponent))
-                     | ((table["south"] == opponent) & (table["north"] == agent))]
+    for agent, opponent in experiment.pairings():
+        rows = pairing_games(experiment, table, agent, opponent)
         if rows.empty:
-            raise ValueError(f"{path} holds no game of {agent} against {opponent} in {experiment!r}")
+            raise ValueError(f"{path} holds no game of {agent} against {opponent} in {experiment.name!r}")
         chosen = rows.iloc[np.sort(rng.choice(len(rows), size=min(games, len(rows)), replace=False))]
         wall = {agent: 0.0, opponent: 0.0}
         cpu = {agent: 0.0, opponent: 0.0}
         moves = {agent: 0, opponent: 0}
         for row in chosen.itertuples():
-            specs = (row.south, row.north)
+            (south, line), (north, _) = split_opening(row.south), split_opening(row.north)
+            specs = (south, north)
             players = fresh_agents((row.south, row.north), int(row.seed))
             game = Game(rules=rules_from_text(row.rules))
             for ply, stored in enumerate(decode_moves(row.moves)):
                 side = game.current_player
                 begun, clock = time.perf_counter(), time.process_time()
                 action = players[side].act(game)
-                wall[specs[side]] += time.perf_counter() - begun
-                cpu[specs[side]] += time.process_time() - clock
-                moves[specs[side]] += 1
+                if ply >= len(line):  # the opening's moves are not the agent's
+                    wall[specs[side]] += time.perf_counter() - begun
+                    cpu[specs[side]] += time.process_time() - clock
+                    moves[specs[side]] += 1
                 if action != stored:
                     raise ValueError(f"{specs[side]} played {action} at ply {ply} of the stored game "
                                      f"{row.south} vs {row.north}, seed {row.seed}, where the store has {stored}")
                 game = game.step(action)[0]
         times = PairTimes(agent, opponent, len(chosen), wall[agent] / moves[agent], wall[opponent] / moves[opponent],
-                          cpu[agent] / moves[agent], cpu[opponent] / moves[opponent])
+                          cpu[agent] / moves[agent], cpu[opponent] / moves[opponent], moves[agent] + moves[opponent])
         found.append(times)
         if report is not None:
             report(f"{agent} vs {opponent}: {len(chosen)} games, CPU ms/move {1000 * times.agent_cpu:.2f} / "

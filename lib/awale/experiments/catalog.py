@@ -118,11 +118,13 @@ import math
 from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..agents import parse
+from ..agents.opening import split_opening
 from ..rules import Rules
 from ..search.parallel import SCHEMES
 from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
-from .sprt import SPRT
+from .sprt import SPRT, shuffled, standard_openings
+from .sprt import pair_keys as opening_pair_keys
 from .store import Store
 
 if TYPE_CHECKING:
@@ -142,6 +144,7 @@ __all__ = [
     "LADDER_VARIANTS",
     "get_experiment",
     "status",
+    "pairing_games",
     "results",
     "standings",
     "eps_vs_random",
@@ -170,6 +173,8 @@ __all__ = [
     "FACTORIAL_MS",
     "FACTORIAL_CELLS",
     "FACTORIAL_REFERENCE",
+    "FACTORIAL_BUDGETS",
+    "factorial_cell",
     "EVALUATED_REFERENCE",
     "EVALUATED_BUDGETS",
     "evaluated_cell",
@@ -277,15 +282,23 @@ CURVE_MS = (3, 10, 30, 100, 300)
 #: champion (11,000 → 9,200), OpenSpiel's MCTS at 10 ms (570 → 630) and 30 ms (1,700 → 2,000), at 100 ms the
 #: champion (430,000 → 390,000), and at 10 ms the four factorial cells with the database (50,000, 44,000,
 #: 42,000 and 40,000 → 62,000, 56,000, 48,000 and 57,000: the database ends lines early in games that reach
-#: endings, so the same nodes take less time).  UCT's iterations, αβ's nodes.
+#: endings, so the same nodes take less time).  Last, the MCTS budgets were refitted for the faster MCTS loop
+#: of commit a8f3ef3 (5 to 30 % more iterations a second than the loop that played the first games): the
+#: stored games of each pairing replayed with it on idle cores, the UCT families' budgets scaled so that each
+#: pairing's times match again (UCT 750/3,000/9,000/28,000 → 800/3,400/10,000/30,000; evaluated UCT
+#: 2,400/8,100/20,000/59,000 → 2,800/10,000/27,000/69,000; heavy UCT at 10 and 30 ms 2,200/6,700 →
+#: 2,500/7,300; OpenSpiel's MCTS at 3 and 30 ms 160/2,000 → 150/1,900; the 300 ms ones scaled as at 100 ms).
+#: The αβ searches did not change, but plain αβ's 10 ms budget, checked again against UCT's new one on the
+#: calibration positions (``calibrate claims``, 0.82 of its time), went from 36,000 to 44,000 nodes.  UCT's
+#: iterations, αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
-    "uct": {3: 750, 10: 3000, 30: 9000, 100: 28000, 300: 77000},
-    "uct + evaluation": {3: 2400, 10: 8100, 30: 20000, 100: 59000, 300: 150000},
-    "heavy uct": {3: 600, 10: 2200, 30: 6700, 100: 23000, 300: 68000},
-    "OpenSpiel MCTS": {3: 160, 10: 630, 30: 2000, 100: 5700, 300: 17000},
+    "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000, 300: 82000},
+    "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000, 300: 170000},
+    "heavy uct": {3: 600, 10: 2500, 30: 7300, 100: 23000, 300: 68000},
+    "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700, 300: 17000},
     "αβ + evaluation": {3: 6700, 10: 28000, 30: 76000, 100: 240000, 300: 790000},
     "champion": {3: 9200, 10: 41000, 30: 140000, 100: 390000, 300: 1300000},
-    "αβ": {10: 36000},
+    "αβ": {10: 44000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
     "αβ + endgame": {10: 62000},
@@ -324,6 +337,22 @@ FACTORIAL_CELLS: Dict[Tuple[bool, bool, bool], str] = {
 #: strongest cell in the knowledge ladder.
 FACTORIAL_REFERENCE = "uct + evaluation"
 
+#: The budgets of the cells of ``factorial`` against :data:`FACTORIAL_REFERENCE` at :data:`FACTORIAL_MS` ms
+#: (αβ's nodes).  First those of :data:`CURVE_BUDGETS`; when the reference's budget was refitted for the
+#: faster MCTS loop (8,100 → 10,000 iterations), each cell was refitted on its stored games, replayed with
+#: that loop on an idle core (10 games a cell): the budget that takes the time the reference would take in
+#: them at 10,000 iterations.  Evaluated αβ with quiescence kept its 28,000 nodes, which the curves use too.
+FACTORIAL_BUDGETS: Dict[str, int] = {
+    "αβ": 44000,
+    "αβ + quiescence": 37000,
+    "αβ + evaluation, no quiescence": 25000,
+    "αβ + evaluation": 28000,
+    "αβ + endgame": 76000,
+    "αβ + quiescence + endgame": 46000,
+    "αβ + evaluation + endgame, no quiescence": 48000,
+    "αβ + evaluation + quiescence + endgame": 41000,
+}
+
 #: The second reference, for the evaluated half of the factorial, which scores 0.94 to 0.99 against
 #: :data:`FACTORIAL_REFERENCE`: the evaluated cell with quiescence, so that the effects of quiescence and of
 #: the database given the evaluation are measured away from the ceiling.
@@ -345,6 +374,11 @@ EVALUATED_BUDGETS: Dict[str, int] = {
 def at_time(family: str, milliseconds: int) -> str:
     """The spec of ``family`` at its calibrated budget for ``milliseconds`` a move (:data:`CURVE_BUDGETS`)."""
     return FAMILIES[family].format(n=CURVE_BUDGETS[family][milliseconds])
+
+
+def factorial_cell(family: str) -> str:
+    """The spec of a cell of :data:`FACTORIAL_CELLS` in ``factorial``, at equal time with its reference."""
+    return FAMILIES[family].format(n=FACTORIAL_BUDGETS[family])
 
 
 def evaluated_cell(family: str) -> str:
@@ -481,8 +515,8 @@ CLAIM_GAMES = 400
 #: each iteration costs more) and the solver in evaluated UCT.
 CLAIMS = (
     (at_time("αβ", 10), at_time("uct", 10)),
-    ("uct(iterations=2800, reuse=True)", at_time("uct", 10)),
-    ("uct(iterations=8100, evaluation=True, solver=True)", at_time("uct + evaluation", 10)),
+    ("uct(iterations=3200, reuse=True)", at_time("uct", 10)),
+    (at_time("uct + evaluation", 10).replace(")", ", solver=True)"), at_time("uct + evaluation", 10)),
 )
 
 
@@ -499,7 +533,7 @@ def claims() -> List[Pairing]:
 def factorial() -> List[Pairing]:
     """Each cell of :data:`FACTORIAL_CELLS` against :data:`FACTORIAL_REFERENCE`, at :data:`FACTORIAL_MS` ms a move."""
     reference = at_time(FACTORIAL_REFERENCE, FACTORIAL_MS)
-    return [(at_time(family, FACTORIAL_MS), reference) for family in FACTORIAL_CELLS.values()]
+    return [(factorial_cell(family), reference) for family in FACTORIAL_CELLS.values()]
 
 
 def factorial_evaluated() -> List[Pairing]:
@@ -540,6 +574,14 @@ class Experiment:
         equal_time: each pairing's budgets were calibrated to the same time
             per move (:mod:`awale.experiments.calibration`, which checks it
             on the reader's machine).
+        openings: the games start from the library's balanced openings
+            (:func:`~awale.experiments.sprt.standard_openings`, in the order
+            drawn from :attr:`seed`), each played twice with the sides
+            swapped (:func:`~awale.experiments.sprt.pair_keys`): no two pairs
+            of a pairing repeat a line, so deterministic agents do not replay
+            the same few games.  The store holds each side as
+            ``opening(agent=..., moves=...)``; :func:`status` and
+            :func:`pairing_games` find a pairing's games by its keys.
     """
 
     name: str
@@ -550,18 +592,33 @@ class Experiment:
     rules: Rules = dataclasses.field(default_factory=Rules)
     timed: bool = False
     equal_time: bool = False
+    openings: bool = False
 
     def pairings(self) -> List[Pairing]:
         """The pairings, in canonical specs."""
         return [(canonical_spec(a), canonical_spec(b)) for a, b in self.build()]
 
+    def _check_games(self, games: Optional[int]) -> int:
+        games = check_games(self.games if games is None else games, len(self.pairings()))
+        if self.openings and games % 2:
+            raise ValueError(f"{self.name}: games from openings come in pairs, so ask for an even number, not {games}")
+        return games
+
+    def pair_keys(self, a: str, b: str, games: Optional[int] = None) -> List[GameKey]:
+        """The keys of the games of ``a`` against ``b``: ``games`` of them (by default :attr:`games`)."""
+        games = self._check_games(games)
+        if not self.openings:
+            return pair_keys(a, b, games, self.seed, self.rules)
+        order = shuffled(standard_openings(), self.seed)
+        return [key for index in range(games // 2)
+                for key in opening_pair_keys(a, b, order, index, self.seed, self.rules)]
+
     def keys(self, games: Optional[int] = None) -> List[GameKey]:
         """The keys of every game: ``games`` per pairing (by default :attr:`games`)."""
-        games = self.games if games is None else games
-        check_games(games, len(self.pairings()))  # before building any key
+        games = self._check_games(games)  # before building any key
         keys: List[GameKey] = []
         for a, b in self.pairings():
-            keys.extend(pair_keys(a, b, games, self.seed, self.rules))
+            keys.extend(self.pair_keys(a, b, games))
         return keys
 
 
@@ -616,6 +673,7 @@ CATALOG["factorial"] = Experiment(
     factorial,
     200,
     equal_time=True,
+    openings=True,
 )
 CATALOG["factorial-evaluated"] = Experiment(
     "factorial-evaluated",
@@ -640,6 +698,7 @@ CATALOG["claims"] = Experiment(
     claims,
     CLAIM_GAMES,
     equal_time=True,
+    openings=True,
 )
 
 for _ms in CURVE_MS:
@@ -650,6 +709,7 @@ for _ms in CURVE_MS:
         curves(_ms),
         200,
         equal_time=True,
+        openings=True,
     )
 
 
@@ -699,13 +759,11 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
     Only the games of the experiment's keys count, so stored games of a
     larger run (more games per pairing) are not counted in a smaller one.
     """
-    games = exp.games if games is None else games
-    check_games(games, len(exp.pairings()))
     winners = store.winners(exp.name)
     rows = []
     for a, b in exp.pairings():
         done = wins = draws = 0
-        keys = pair_keys(a, b, games, exp.seed, exp.rules)
+        keys = exp.pair_keys(a, b, games)
         for key in keys:
             stored = key.stored
             if stored not in winners:
@@ -714,10 +772,24 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
             winner = winners[stored]
             if winner is None:
                 draws += 1
-            elif (winner == 0) == (key.south == a):
+            elif (winner == 0) == ((split_opening(key.south)[0] if exp.openings else key.south) == a):
                 wins += 1
         rows.append(PairStatus(a, b, done, len(keys), wins, draws, done - wins - draws))
     return rows
+
+
+def pairing_games(exp: Experiment, games: "pandas.DataFrame", a: str, b: str,
+                  count: Optional[int] = None) -> "pandas.DataFrame":
+    """The games of ``exp``'s pairing of ``a`` and ``b`` among ``games`` (a frame of :func:`~awale.experiments.store.load`).
+
+    Only the games of the pairing's keys (``count`` of them, by default the
+    experiment's number) are kept, as in :func:`status`: games of another
+    design stored under the same name (other openings, another seed) are left
+    out.  ``a`` and ``b`` are the pairing's canonical specs.
+    """
+    wanted = {(key.south, key.north, key.seed) for key in exp.pair_keys(a, b, count)}
+    found = [key in wanted for key in zip(games["south"], games["north"], games["seed"])]
+    return games[found]
 
 
 def results(exp: Experiment, store: Store, games: Optional[int] = None, alpha: float = 0.05) -> "pandas.DataFrame":

@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import math
 import os
@@ -93,7 +94,9 @@ __all__ = [
     "trinomial",
     "llr",
     "estimate",
+    "OPENINGS_FILE",
     "load_openings",
+    "standard_openings",
     "openings_digest",
     "pair_keys",
     "shuffled",
@@ -519,6 +522,17 @@ def load_openings(path: Union[str, os.PathLike], rules: Optional[Rules] = None) 
     if not found:
         raise ValueError(f"{path}: no openings in the file")
     return tuple(found)
+
+
+#: The balanced openings shipped with the library (made by ``data/strength/openings.py``): 708 lines of 4
+#: plies whose positions evaluated αβ judges between about 40 % and 60 % for South.
+OPENINGS_FILE = pathlib.Path(__file__).resolve().parent.parent / "openings.txt"
+
+
+@functools.lru_cache(maxsize=1)
+def standard_openings() -> Tuple[str, ...]:
+    """The openings of :data:`OPENINGS_FILE` (Abapa rules), read once per process."""
+    return load_openings(OPENINGS_FILE)
 
 
 def openings_digest(openings: Sequence[str]) -> str:
