@@ -23,6 +23,15 @@ def test_it_plays_whole_games_on_either_side(south, north):
     assert record.plies == len(record.moves) > 0 and sum(record.score) <= 48
 
 
+@pytest.mark.parametrize("inner", ["openspiel_mcts(iterations=30)", "openspiel_alphabeta(depth=2)"])
+@pytest.mark.parametrize("south_is_openspiel", [True, False])
+def test_it_follows_the_plies_of_an_opening(inner, south_is_openspiel):
+    # The opening's five plies are more than it could find between two of its moves: it is shown them.
+    sides = [f"opening(agent={inner!r}, moves='00113')", "opening(agent='greedy', moves='00113')"]
+    record = play(*(sides if south_is_openspiel else sides[::-1]), seed=6)
+    assert record.moves[:5] == (0, 0, 1, 1, 3) and record.plies > 5
+
+
 def test_its_moves_are_legal_and_follow_the_game_it_is_shown():
     agent = parse("openspiel_mcts(iterations=20, seed=2)")
     game = Game()

@@ -108,14 +108,24 @@ def _spec(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
-def _milliseconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"a time in milliseconds must be a number, got {text!r}") from None
-    if not 0.1 <= value <= 60_000:
-        raise argparse.ArgumentTypeError(f"a time per move must be from 0.1 to 60000 ms, got {text}")
-    return value
+def _number(what: str, low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[str], float]:
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not (low < value if open_low else low <= value) or not (value < high if open_high else value <= high):
+            raise argparse.ArgumentTypeError(
+                f"{what} must be {'above' if open_low else 'at least'} {low:g} and "
+                f"{'below' if open_high else 'at most'} {high:g}, got {text}"
+            )
+        return value
+
+    return convert
+
+
+#: A time per move in milliseconds (``calibrate --targets``).
+_milliseconds = _number("a time per move in ms", 0.1, 60_000)
 
 
 def _name(text: str) -> str:
@@ -817,22 +827,6 @@ def _endgame_check(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------- sprt
-
-def _number(what: str, low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[str], float]:
-    def convert(text: str) -> float:
-        try:
-            value = float(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
-        if not (low < value if open_low else low <= value) or not (value < high if open_high else value <= high):
-            raise argparse.ArgumentTypeError(
-                f"{what} must be {'above' if open_low else 'at least'} {low:g} and "
-                f"{'below' if open_high else 'at most'} {high:g}, got {text}"
-            )
-        return value
-
-    return convert
-
 
 def _add_sprt(commands: Any) -> None:
     """The ``sprt`` command (awale.experiments.sprt)."""

@@ -131,6 +131,13 @@ class Agent:
         """Choose an action among ``game.legal_actions``."""
         raise NotImplementedError
 
+    def observe(self, game: Game) -> None:
+        """Be shown a position of the game where the move is not this agent's to choose (an opening's).
+
+        Most agents need nothing from it; those that follow the game move by
+        move (OpenSpiel's) bring their own state up to date.
+        """
+
     @property
     def replayable(self) -> bool:
         """Whether a game of this agent replays move for move from its seed (not with a time budget)."""

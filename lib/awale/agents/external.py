@@ -42,6 +42,10 @@ class _Following(Agent):
         self._game: Optional[Game] = None
         self._state: Any = None
 
+    def observe(self, game: Game) -> None:
+        """Follow ``game`` without choosing a move (the plies of an opening)."""
+        self._follow(game)
+
     def _follow(self, game: Game) -> None:
         """Bring the OpenSpiel state to ``game``: up to two plies after the last position seen (or the start).
 

@@ -101,6 +101,7 @@ class OpeningAgent(Agent):
         """
         self._check_game(game)
         if game.plies < len(self.moves):
+            self._inner.observe(game)  # an agent that follows the game move by move sees the opening too
             action = int(self.moves[game.plies])
             if action not in game.legal_actions:
                 raise ValueError(
