@@ -283,7 +283,7 @@ CURVE_MS = (3, 10, 30, 100, 300)
 #: champion (430,000 → 390,000), and at 10 ms the four factorial cells with the database (50,000, 44,000,
 #: 42,000 and 40,000 → 62,000, 56,000, 48,000 and 57,000: the database ends lines early in games that reach
 #: endings, so the same nodes take less time).  Last, the MCTS budgets were refitted for the faster MCTS loop
-#: of commit a8f3ef3 (5 to 30 % more iterations a second than the loop that played the first games): the
+#: of commit a8f3ef3 (the same moves in less time than the loop that played the first games): the
 #: stored games of each pairing replayed with it on idle cores, the UCT families' budgets scaled so that each
 #: pairing's times match again (UCT 750/3,000/9,000/28,000 → 800/3,400/10,000/30,000; evaluated UCT
 #: 2,400/8,100/20,000/59,000 → 2,800/10,000/27,000/69,000; heavy UCT at 10 and 30 ms 2,200/6,700 →
@@ -516,7 +516,8 @@ CLAIM_GAMES = 400
 CLAIMS = (
     (at_time("αβ", 10), at_time("uct", 10)),
     ("uct(iterations=3200, reuse=True)", at_time("uct", 10)),
-    (at_time("uct + evaluation", 10).replace(")", ", solver=True)"), at_time("uct + evaluation", 10)),
+    (f"uct(iterations={CURVE_BUDGETS['uct + evaluation'][10]}, evaluation=True, solver=True)",
+     at_time("uct + evaluation", 10)),
 )
 
 
@@ -577,9 +578,9 @@ class Experiment:
         openings: the games start from the library's balanced openings
             (:func:`~awale.experiments.sprt.standard_openings`, in the order
             drawn from :attr:`seed`), each played twice with the sides
-            swapped (:func:`~awale.experiments.sprt.pair_keys`): no two pairs
-            of a pairing repeat a line, so deterministic agents do not replay
-            the same few games.  The store holds each side as
+            swapped (:func:`~awale.experiments.sprt.pair_keys`): up to 708
+            pairs, no two pairs of a pairing start alike, so deterministic
+            agents do not replay the same few games.  The store holds each side as
             ``opening(agent=..., moves=...)``; :func:`status` and
             :func:`pairing_games` find a pairing's games by its keys.
     """
