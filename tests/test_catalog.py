@@ -70,12 +70,18 @@ def test_an_experiment_from_openings_plays_each_opening_twice_sides_swapped(tmp_
     assert list(table["games"]) == [6, 6]
     for row in table.itertuples():  # the wins counted by the agent behind the opening
         mine = pairing_games(exp, games, row.agent, row.opponent)
+        assert list(pairing_games(exp, games.iloc[:0], row.agent, row.opponent).columns) == list(games.columns)
         south_is_agent = mine["south"].map(lambda spec: split_opening(spec)[0] == row.agent)
         won = ((mine["winner"] == 0) == south_is_agent) & mine["winner"].notna()
         assert len(mine) == 6 and row.wins == won.sum() and row.draws == mine["winner"].isna().sum()
         for south, moves in zip(mine["south"], mine["moves"]):  # each game began with its opening
             assert "".join(map(str, decode_moves(moves)[:4])) == split_opening(south)[1]
+        with Store(path) as store:
+            counts = catalog.pair_counts(exp, store, row.agent, row.opponent)
+        assert sum(counts) == 3 and sum(i * n for i, n in enumerate(counts)) == 2 * row.wins + row.draws
     assert {split_opening(south)[1] for south in games["south"]} == set(order[:3])
+    with Store(path) as store, pytest.raises(ValueError, match="in pairs from openings"):
+        catalog.pair_counts(CATALOG["solver"], store, "greedy", "random")
 
 
 def test_run_all_plays_every_experiment_in_order(tmp_path, capsys, monkeypatch):

@@ -123,7 +123,7 @@ from ..rules import Rules
 from ..search.parallel import SCHEMES
 from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
-from .sprt import SPRT, shuffled, standard_openings
+from .sprt import SPRT, pentanomial, shuffled, standard_openings
 from .sprt import pair_keys as opening_pair_keys
 from .store import Store
 
@@ -145,6 +145,7 @@ __all__ = [
     "get_experiment",
     "status",
     "pairing_games",
+    "pair_counts",
     "results",
     "standings",
     "eps_vs_random",
@@ -789,8 +790,36 @@ def pairing_games(exp: Experiment, games: "pandas.DataFrame", a: str, b: str,
     out.  ``a`` and ``b`` are the pairing's canonical specs.
     """
     wanted = {(key.south, key.north, key.seed) for key in exp.pair_keys(a, b, count)}
-    found = [key in wanted for key in zip(games["south"], games["north"], games["seed"])]
-    return games[found]
+    found = [i for i, key in enumerate(zip(games["south"], games["north"], games["seed"])) if key in wanted]
+    return games.iloc[found]
+
+
+def pair_counts(exp: Experiment, store: Store, a: str, b: str,
+                games: Optional[int] = None) -> Tuple[int, int, int, int, int]:
+    """The pentanomial counts of ``a``'s complete pairs against ``b`` in an experiment from openings.
+
+    A pair is the two games of one opening, the sides swapped; its score is
+    ``a``'s points in them (0, ½, 1, 1½ or 2), and the counts say how many
+    pairs scored each (:func:`~awale.experiments.sprt.pentanomial`).  Their
+    variance, unlike that of the games counted one by one, keeps what the
+    two games of an opening share.  Pairs not yet complete are left out.
+
+    Raises:
+        ValueError: ``exp`` does not play from openings.
+    """
+    if not exp.openings:
+        raise ValueError(f"{exp.name} does not play its games in pairs from openings")
+    winners = store.winners(exp.name)
+    keys = exp.pair_keys(a, b, games)
+    pairs = []
+    for first, second in zip(keys[::2], keys[1::2]):  # a is South in the first game of each pair
+        if first.stored in winners and second.stored in winners:
+            results = []
+            for key, side in ((first, 0), (second, 1)):
+                winner = winners[key.stored]
+                results.append(0.5 if winner is None else float(winner == side))
+            pairs.append(tuple(results))
+    return pentanomial(pairs)
 
 
 def results(exp: Experiment, store: Store, games: Optional[int] = None, alpha: float = 0.05) -> "pandas.DataFrame":
