@@ -47,7 +47,7 @@ def test_results_give_each_pairing_its_test_and_interval(tmp_path):
 
 def test_an_experiment_from_openings_plays_each_opening_twice_sides_swapped(tmp_path):
     from awale.agents.opening import split_opening
-    from awale.experiments import decode_moves, load, pairing_games, sprt
+    from awale.experiments import decode_moves, load, sprt
 
     exp = catalog.Experiment("tiny", "greedy vs random from openings",
                              lambda: [("greedy", "random"), ("greedy(eps=0.5)", "random")], 6, seed=3,
@@ -69,8 +69,8 @@ def test_an_experiment_from_openings_plays_each_opening_twice_sides_swapped(tmp_
         table = results(exp, store)
     assert list(table["games"]) == [6, 6]
     for row in table.itertuples():  # the wins counted by the agent behind the opening
-        mine = pairing_games(exp, games, row.agent, row.opponent)
-        assert list(pairing_games(exp, games.iloc[:0], row.agent, row.opponent).columns) == list(games.columns)
+        mine = exp.pairing_games(games, row.agent, row.opponent)
+        assert list(exp.pairing_games(games.iloc[:0], row.agent, row.opponent).columns) == list(games.columns)
         south_is_agent = mine["south"].map(lambda spec: split_opening(spec)[0] == row.agent)
         won = ((mine["winner"] == 0) == south_is_agent) & mine["winner"].notna()
         assert len(mine) == 6 and row.wins == won.sum() and row.draws == mine["winner"].isna().sum()

@@ -12,7 +12,7 @@
 [('greedy', 'random'), ('random', 'greedy'), ('greedy', 'random'), ('random', 'greedy')]
 """
 
-from .catalog import CATALOG, Experiment, PairStatus, get_experiment, pairing_games, results, standings, status
+from .catalog import CATALOG, Experiment, PairStatus, get_experiment, results, standings, status
 from .runner import (
     GameKey,
     RunInterrupted,
@@ -44,7 +44,6 @@ __all__ = [
     "Experiment",
     "PairStatus",
     "get_experiment",
-    "pairing_games",
     "results",
     "standings",
     "status",

@@ -50,9 +50,9 @@ import numpy as np
 
 from ..agents import Agent, parse
 from ..agents.endgame import endgame_database
+from ..agents.opening import split_opening
 from ..game import Game
 from ..match import fresh_agents
-from ..agents.opening import split_opening
 from .store import decode_moves, load, rules_from_text
 
 if TYPE_CHECKING:
@@ -374,7 +374,7 @@ def replay_times(
     """Replay ``games`` stored games of each pairing of ``experiment`` (a seeded sample) and time both sides' moves.
 
     The games are those of the experiment's keys
-    (:func:`~awale.experiments.catalog.pairing_games`).  The agents are made
+    (:meth:`~awale.experiments.catalog.Experiment.pairing_games`).  The agents are made
     as :func:`awale.match.play` made them for the stored game, so they play
     the stored moves again; each move is timed by the wall clock and by the
     process's CPU clock, the moves of an opening (games from openings) left
@@ -385,13 +385,11 @@ def replay_times(
             differs from the stored one (the game is then not reproducible
             from its key, which ``experiment verify`` would report too).
     """
-    from .catalog import pairing_games
-
     table = load(path, experiment.name)
     rng = np.random.default_rng(seed)
     found: List[PairTimes] = []
     for agent, opponent in experiment.pairings():
-        rows = pairing_games(experiment, table, agent, opponent)
+        rows = experiment.pairing_games(table, agent, opponent)
         if rows.empty:
             raise ValueError(f"{path} holds no game of {agent} against {opponent} in {experiment.name!r}")
         chosen = rows.iloc[np.sort(rng.choice(len(rows), size=min(games, len(rows)), replace=False))]

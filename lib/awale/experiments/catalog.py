@@ -144,7 +144,6 @@ __all__ = [
     "LADDER_VARIANTS",
     "get_experiment",
     "status",
-    "pairing_games",
     "pair_counts",
     "results",
     "standings",
@@ -597,7 +596,7 @@ class Experiment:
             pairs, no two pairs of a pairing start alike, so deterministic
             agents do not replay the same few games.  The store holds each side as
             ``opening(agent=..., moves=...)``; :func:`status` and
-            :func:`pairing_games` find a pairing's games by its keys.
+            :meth:`Experiment.pairing_games` find a pairing's games by its keys.
     """
 
     name: str
@@ -628,6 +627,19 @@ class Experiment:
         order = shuffled(standard_openings(), self.seed)
         return [key for index in range(games // 2)
                 for key in opening_pair_keys(a, b, order, index, self.seed, self.rules)]
+
+    def pairing_games(self, frame: "pandas.DataFrame", a: str, b: str,
+                      games: Optional[int] = None) -> "pandas.DataFrame":
+        """The games of the pairing of ``a`` and ``b`` in ``frame`` (from :func:`~awale.experiments.store.load`).
+
+        Only the games of the pairing's keys (``games`` of them, by default
+        :attr:`games`) are kept, as :func:`status` counts them: games of another
+        design stored under the same name (other budgets, other openings) are
+        left out.  ``a`` and ``b`` are the pairing's canonical specs.
+        """
+        wanted = {(key.south, key.north, key.seed) for key in self.pair_keys(a, b, games)}
+        found = [i for i, key in enumerate(zip(frame["south"], frame["north"], frame["seed"])) if key in wanted]
+        return frame.iloc[found]
 
     def keys(self, games: Optional[int] = None) -> List[GameKey]:
         """The keys of every game: ``games`` per pairing (by default :attr:`games`)."""
@@ -792,20 +804,6 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
                 wins += 1
         rows.append(PairStatus(a, b, done, len(keys), wins, draws, done - wins - draws))
     return rows
-
-
-def pairing_games(exp: Experiment, games: "pandas.DataFrame", a: str, b: str,
-                  count: Optional[int] = None) -> "pandas.DataFrame":
-    """The games of ``exp``'s pairing of ``a`` and ``b`` among ``games`` (a frame of :func:`~awale.experiments.store.load`).
-
-    Only the games of the pairing's keys (``count`` of them, by default the
-    experiment's number) are kept, as in :func:`status`: games of another
-    design stored under the same name (other openings, another seed) are left
-    out.  ``a`` and ``b`` are the pairing's canonical specs.
-    """
-    wanted = {(key.south, key.north, key.seed) for key in exp.pair_keys(a, b, count)}
-    found = [i for i, key in enumerate(zip(games["south"], games["north"], games["seed"])) if key in wanted]
-    return games.iloc[found]
 
 
 def pair_counts(exp: Experiment, store: Store, a: str, b: str,
