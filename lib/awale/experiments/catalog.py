@@ -294,14 +294,16 @@ CURVE_MS = (3, 10, 30, 100, 300)
 #: of that refit, played from the balanced openings and replayed on idle cores, put four αβ budgets more than
 #: 9 % from their opponents' times, which were scaled once more: evaluated αβ at 3 and 30 ms (6,700 → 6,100,
 #: 1.10; 76,000 → 69,000, 1.10) and the champion at 10 and 30 ms (41,000 → 35,000, 1.16; 140,000 → 120,000,
-#: 1.14).  UCT's iterations, αβ's nodes.
+#: 1.14).  At 100 ms, 20 games a pairing from the openings, 10 of them replayed, gave evaluated αβ 1.09 and the
+#: champion 1.11 times their opponents' time, and both were scaled (240,000 → 220,000; 390,000 → 350,000; the
+#: 300 ms ones likewise, unchecked) before the point's 200 games.  UCT's iterations, αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000, 300: 82000},
     "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000, 300: 170000},
     "heavy uct": {3: 600, 10: 2500, 30: 7300, 100: 23000, 300: 68000},
     "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700, 300: 17000},
-    "αβ + evaluation": {3: 6100, 10: 28000, 30: 69000, 100: 240000, 300: 790000},
-    "champion": {3: 9200, 10: 35000, 30: 120000, 100: 390000, 300: 1300000},
+    "αβ + evaluation": {3: 6100, 10: 28000, 30: 69000, 100: 220000, 300: 720000},
+    "champion": {3: 9200, 10: 35000, 30: 120000, 100: 350000, 300: 1200000},
     "αβ": {10: 44000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
