@@ -870,11 +870,12 @@ def _sprt(args: argparse.Namespace) -> int:
 
     from .experiments import sprt
 
+    source = args.openings or sprt.OPENINGS_FILE
     try:
         test = sprt.SPRT(args.elo0, args.elo1, args.alpha, args.beta)
         openings = sprt.standard_openings() if args.openings is None else sprt.load_openings(args.openings)
     except OSError as error:
-        raise _Failure(f"cannot read the openings {args.openings}: {error.strerror or error}") from None
+        raise _Failure(f"cannot read the openings {source}: {error.strerror or error}") from None
     except ValueError as error:
         raise _Failure(str(error)) from None
     path = args.store or _default_store()
@@ -896,7 +897,7 @@ def _sprt(args: argparse.Namespace) -> int:
         where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
                  else f"{count} local worker process{'es' if count != 1 else ''}")
         _info(f"sprt: {args.a} vs {args.b}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
-              f"beta {test.beta:g}; {len(openings)} openings from {args.openings or sprt.OPENINGS_FILE}; {stored} games already in {path}; "
+              f"beta {test.beta:g}; {len(openings)} openings from {source}; {stored} games already in {path}; "
               f"playing on {where}")
         try:
             verdict = sprt.sequential(

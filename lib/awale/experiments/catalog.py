@@ -615,8 +615,9 @@ class Experiment:
         """The pairings, in canonical specs."""
         return [(canonical_spec(a), canonical_spec(b)) for a, b in self.build()]
 
-    def _check_games(self, games: Optional[int]) -> int:
-        games = check_games(self.games if games is None else games, len(self.pairings()))
+    def _check_games(self, games: Optional[int], pairs: int = 1) -> int:
+        """``games`` per pairing (by default :attr:`games`), checked for ``pairs`` pairings and, from openings, even."""
+        games = check_games(self.games if games is None else games, pairs)
         if self.openings and games % 2:
             raise ValueError(f"{self.name}: games from openings come in pairs, so ask for an even number, not {games}")
         return games
@@ -645,11 +646,9 @@ class Experiment:
 
     def keys(self, games: Optional[int] = None) -> List[GameKey]:
         """The keys of every game: ``games`` per pairing (by default :attr:`games`)."""
-        games = self._check_games(games)  # before building any key
-        keys: List[GameKey] = []
-        for a, b in self.pairings():
-            keys.extend(self.pair_keys(a, b, games))
-        return keys
+        pairings = self.pairings()
+        games = self._check_games(games, len(pairings))  # before building any key
+        return [key for a, b in pairings for key in self.pair_keys(a, b, games)]
 
 
 def _catalog(*entries: Tuple[str, Callable[[], List[Pairing]], int, str]) -> Dict[str, Experiment]:
@@ -711,7 +710,8 @@ CATALOG["factorial-evaluated"] = Experiment(
     f"{FACTORIAL_MS} ms a move, away from the first factorial's ceiling",
     factorial_evaluated,
     200,
-    equal_time=True,    openings=True,
+    equal_time=True,
+    openings=True,
 )
 CATALOG["book"] = Experiment(
     "book",
@@ -789,9 +789,11 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
     Only the games of the experiment's keys count, so stored games of a
     larger run (more games per pairing) are not counted in a smaller one.
     """
+    pairings = exp.pairings()
+    games = exp._check_games(games, len(pairings))
     winners = store.winners(exp.name)
     rows = []
-    for a, b in exp.pairings():
+    for a, b in pairings:
         done = wins = draws = 0
         keys = exp.pair_keys(a, b, games)
         for key in keys:
