@@ -70,6 +70,19 @@ def test_games_from_openings_are_timed_without_the_openings_moves(tmp_path):
     assert times.agent_cpu > 0
 
 
+def test_all_games_replayed_in_two_processes_are_the_games_replayed_in_one(tmp_path):
+    store = tmp_path / "games.sqlite"
+    tiny = Experiment("tiny", "from openings", lambda: [("greedy", "minimax(nodes=200)")], 4, openings=True)
+    run(tiny.keys(), store, "tiny", workers=0, progress=False)
+    [alone] = calibration.replay_times(str(store), tiny, games=None)
+    [shared] = calibration.replay_times(str(store), tiny, games=None, workers=2)
+    assert alone.games == shared.games == 4 and alone.moves == shared.moves == load(store, "tiny")["plies"].sum() - 4 * 4
+    with pytest.raises(ValueError, match="at least 1"):
+        calibration.replay_times(str(store), tiny, games=0)
+    with pytest.raises(ValueError, match="workers"):
+        calibration.replay_times(str(store), tiny, workers=0)
+
+
 def test_agents_are_measured_in_turn_game_by_game(monkeypatch):
     # Each agent plays a whole game, then the next the same game: a change of load falls on all of them.
     calls = []

@@ -8,7 +8,8 @@
     python -m awale experiment run (NAME | --all) [--games N] [--store PATH] [--workers K | --scheduler ADDR]
     python -m awale experiment status NAME [--games N] [--store PATH]
     python -m awale experiment verify [NAME] [--sample N | --replay-all] [--seed S] [--store PATH]
-    python -m awale experiment calibrate [NAME ...] [--fit [FAMILY ...] --targets MS ... | --replay K] [--out CSV]
+    python -m awale experiment calibrate [NAME ...] [--fit [FAMILY ...] --targets MS ... | --replay K|all [--workers K]]
+                                         [--out CSV]
     python -m awale match SPEC SPEC [--seed S] [--show]
     python -m awale play [SPEC] [--side south|north] [--rules RULES] [--seed S] [--save FILE] [--color WHEN]
     python -m awale replay FILE [--color WHEN]
@@ -32,7 +33,7 @@ import os
 import signal
 import sqlite3
 import sys
-from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Union
 
 import importlib
 from types import ModuleType
@@ -122,6 +123,16 @@ def _number(what: str, low: float, high: float, open_low: bool = False, open_hig
         return value
 
     return convert
+
+
+def _replayed(text: str) -> Union[int, str]:
+    """``calibrate --replay``: a number of games per pairing, or ``all``."""
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        return _integer(1, "--replay")(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"--replay must be a number of games (at least 1) or 'all', got {text!r}") from None
 
 
 #: A time per move in milliseconds (``calibrate --targets``).
@@ -266,9 +277,17 @@ def build_parser() -> argparse.ArgumentParser:
                              help="with --fit, the times per move to reach, in ms (default 10)")
     calibrating.add_argument("--positions", type=_integer(1, "--positions"), default=None, metavar="N",
                              help="positions measured (default 400)")
-    calibrating.add_argument("--replay", type=_integer(1, "--replay"), metavar="K",
-                             help="instead, replay K stored games of each pairing (a seeded sample) and time both "
-                             "sides on the positions the games reached, in wall-clock and CPU time")
+    calibrating.add_argument("--replay", type=_replayed, metavar="K",
+                             help="instead, replay K stored games of each pairing (a seeded sample; 'all': every "
+                             "one) and time both sides on the positions the games reached, in wall-clock and CPU time")
+    calibrating.add_argument(
+        "--workers",
+        type=_integer(1, "--workers", available_cores(), ", the cores this process may use"),
+        default=None,
+        metavar="K",
+        help="with --replay, processes sharing the games, one game each at a time (default: one per core, here "
+        f"{available_cores()}); the machine should be otherwise idle",
+    )
     calibrating.add_argument("--out", metavar="CSV", help="also write the measurements to this CSV file")
     _add_store(calibrating)
     calibrating.set_defaults(handler=_experiment_calibrate)
@@ -482,10 +501,13 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
         raise _Failure(f"unknown family {unknown[0]!r}; known: {', '.join(map(repr, cal.FAMILIES))}")
     chosen = [_experiment(argparse.Namespace(name=name)) for name in args.names] or [
         exp for exp in ex.CATALOG.values() if exp.equal_time]
+    if args.workers is not None and args.replay is None:
+        raise _Failure("--workers is for --replay")
     if args.replay is not None:
         if args.fit is not None:
             raise _Failure("give --replay or --fit, not both")
-        return _replay_times(chosen, path, args.replay, args.out)
+        games = None if args.replay == "all" else args.replay
+        return _replay_times(chosen, path, games, args.out, args.workers or available_cores())
     try:
         games = cal.positions(path, args.positions or cal.POSITIONS)
     except ValueError as error:
@@ -527,14 +549,18 @@ def _experiment_calibrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optional[str]) -> int:
+def _replay_times(chosen: List[ex.Experiment], path: str, games: Optional[int], out: Optional[str], workers: int) -> int:
     from .experiments import calibration as cal
+
+    import time
 
     rows: List[Dict[str, object]] = []
     uneven: List["cal.PairTimes"] = []
+    stamp = time.strftime("%Y-%m-%d %H:%M")  # when replayed: rows of several replays can share a file
     for exp in chosen:
         try:
-            measured = cal.replay_times(path, exp, games, report=lambda line: print(line, flush=True))
+            measured = cal.replay_times(path, exp, games, report=lambda line: print(line, flush=True),
+                                        workers=workers, progress=None)
         except ValueError as error:
             raise _Failure(str(error), status=1) from None
         for t in measured:
@@ -545,7 +571,7 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: int, out: Optio
                              agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
                              ratio=f"{t.ratio:.3f}", agent_wall_ms=f"{1000 * t.agent_wall:.3f}",
                              opponent_wall_ms=f"{1000 * t.opponent_wall:.3f}",
-                             equal_time=equal, moves=t.moves))
+                             equal_time=equal, replayed=stamp, moves=t.moves))
     print()
     print(_table(["experiment", "agent", "opponent", "games", "agent ms", "opponent ms", "ratio", "equal time"],
                  [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],

@@ -44,7 +44,7 @@ import dataclasses
 import os
 import re
 import time
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 import numpy as np
 
@@ -364,60 +364,137 @@ def rescaled(spec: str, factor: float) -> Optional[str]:
     return FAMILIES[family].format(n=_rounded(budget * factor))
 
 
+#: One stored game to replay: South's and North's specs as stored, the match seed, the rules, the moves.
+_StoredGame = Tuple[str, str, int, str, bytes]
+
+#: Agents (specs without an opening) that have made one untimed move in this process (:func:`_warm`).
+_WARM: Set[Tuple[str, str]] = set()
+
+
+def _warm(spec: str, rules: str) -> None:
+    """Make one untimed move with ``spec`` from the start, once per process: compiled code and databases loaded."""
+    if (spec, rules) not in _WARM:
+        parse(spec).act(Game(rules=rules_from_text(rules)))
+        _WARM.add((spec, rules))
+
+
+def _replay_game(stored: _StoredGame) -> Dict[str, Tuple[float, float, int]]:
+    """Replay one stored game, checking every move; each side's wall and CPU seconds and moves, its opening left out.
+
+    Raises:
+        ValueError: a move differs from the stored one.
+    """
+    south_spec, north_spec, seed, rules, encoded = stored
+    (south, line), (north, _) = split_opening(south_spec), split_opening(north_spec)
+    specs = (south, north)
+    for spec in specs:
+        _warm(spec, rules)
+    players = fresh_agents((south_spec, north_spec), int(seed))
+    timed = {spec: [0.0, 0.0, 0] for spec in specs}
+    game = Game(rules=rules_from_text(rules))
+    for ply, stored_move in enumerate(decode_moves(encoded)):
+        side = game.current_player
+        begun, clock = time.perf_counter(), time.process_time()
+        action = players[side].act(game)
+        if ply >= len(line):  # the opening's moves are not the agent's
+            entry = timed[specs[side]]
+            entry[0] += time.perf_counter() - begun
+            entry[1] += time.process_time() - clock
+            entry[2] += 1
+        if action != stored_move:
+            raise ValueError(f"{specs[side]} played {action} at ply {ply} of the stored game "
+                             f"{south_spec} vs {north_spec}, seed {seed}, where the store has {stored_move}")
+        game = game.step(action)[0]
+    return {spec: (wall, cpu, moves) for spec, (wall, cpu, moves) in timed.items()}
+
+
 def replay_times(
     path: str,
     experiment: "Experiment",
-    games: int = 10,
+    games: Optional[int] = 10,
     seed: int = 0,
     report: Optional[Callable[[str], None]] = None,
+    workers: int = 1,
+    progress: Optional[bool] = False,
 ) -> List[PairTimes]:
-    """Replay ``games`` stored games of each pairing of ``experiment`` (a seeded sample) and time both sides' moves.
+    """Replay ``games`` stored games of each pairing of ``experiment`` (a seeded sample; None: all) and time both sides.
 
     The games are those of the experiment's keys
     (:meth:`~awale.experiments.catalog.Experiment.pairing_games`).  The agents are made
     as :func:`awale.match.play` made them for the stored game, so they play
     the stored moves again; each move is timed by the wall clock and by the
     process's CPU clock, the moves of an opening (games from openings) left
-    out.
+    out.  Every agent first makes one untimed move in each process (compiled
+    code and endgame database loaded).  With ``workers`` > 1 the games are
+    shared among that many processes, one game per process at a time: use at
+    most one per core, on an otherwise idle machine.  ``progress`` shows a
+    progress bar on stderr (None: only when stderr is a terminal).
 
     Raises:
         ValueError: a pairing with no stored game, or a replay whose move
             differs from the stored one (the game is then not reproducible
             from its key, which ``experiment verify`` would report too).
     """
+    if games is not None and games < 1:
+        raise ValueError(f"games must be at least 1 (or None for all), not {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
     table = load(path, experiment.name)
     rng = np.random.default_rng(seed)
-    found: List[PairTimes] = []
+    chosen: List[Tuple[str, str, List[_StoredGame]]] = []
     for agent, opponent in experiment.pairings():
         rows = experiment.pairing_games(table, agent, opponent)
         if rows.empty:
             raise ValueError(f"{path} holds no game of {agent} against {opponent} in {experiment.name!r}")
-        chosen = rows.iloc[np.sort(rng.choice(len(rows), size=min(games, len(rows)), replace=False))]
-        wall = {agent: 0.0, opponent: 0.0}
-        cpu = {agent: 0.0, opponent: 0.0}
-        moves = {agent: 0, opponent: 0}
-        for row in chosen.itertuples():
-            (south, line), (north, _) = split_opening(row.south), split_opening(row.north)
-            specs = (south, north)
-            players = fresh_agents((row.south, row.north), int(row.seed))
-            game = Game(rules=rules_from_text(row.rules))
-            for ply, stored in enumerate(decode_moves(row.moves)):
-                side = game.current_player
-                begun, clock = time.perf_counter(), time.process_time()
-                action = players[side].act(game)
-                if ply >= len(line):  # the opening's moves are not the agent's
-                    wall[specs[side]] += time.perf_counter() - begun
-                    cpu[specs[side]] += time.process_time() - clock
-                    moves[specs[side]] += 1
-                if action != stored:
-                    raise ValueError(f"{specs[side]} played {action} at ply {ply} of the stored game "
-                                     f"{row.south} vs {row.north}, seed {row.seed}, where the store has {stored}")
-                game = game.step(action)[0]
-        times = PairTimes(agent, opponent, len(chosen), wall[agent] / moves[agent], wall[opponent] / moves[opponent],
-                          cpu[agent] / moves[agent], cpu[opponent] / moves[opponent], moves[agent] + moves[opponent])
+        if games is not None and games < len(rows):
+            rows = rows.iloc[np.sort(rng.choice(len(rows), size=games, replace=False))]
+        chosen.append((agent, opponent, [(r.south, r.north, int(r.seed), r.rules, r.moves) for r in rows.itertuples()]))
+    every = [stored for _, _, stored in chosen for stored in stored]
+    timed = _replay_all(every, workers, progress, f"replay {experiment.name}")
+    found: List[PairTimes] = []
+    done = 0
+    for agent, opponent, stored in chosen:
+        sums = {agent: [0.0, 0.0, 0], opponent: [0.0, 0.0, 0]}
+        for one in timed[done:done + len(stored)]:
+            for spec, values in one.items():
+                sums[spec] = [total + value for total, value in zip(sums[spec], values)]
+        done += len(stored)
+        (aw, ac, am), (ow, oc, om) = sums[agent], sums[opponent]
+        times = PairTimes(agent, opponent, len(stored), aw / am, ow / om, ac / am, oc / om, am + om)
         found.append(times)
         if report is not None:
-            report(f"{agent} vs {opponent}: {len(chosen)} games, CPU ms/move {1000 * times.agent_cpu:.2f} / "
+            report(f"{agent} vs {opponent}: {len(stored)} games, CPU ms/move {1000 * times.agent_cpu:.2f} / "
                    f"{1000 * times.opponent_cpu:.2f} (ratio {times.ratio:.3f}), wall {1000 * times.agent_wall:.2f} / "
                    f"{1000 * times.opponent_wall:.2f}")
     return found
+
+
+def _replay_all(
+    games: List[_StoredGame], workers: int, progress: Optional[bool], title: str
+) -> List[Dict[str, Tuple[float, float, int]]]:
+    """:func:`_replay_game` on each of ``games``, in their order of results, in this process or ``workers`` others."""
+    from tqdm.auto import tqdm
+
+    disable = None if progress is None else not progress  # None: a bar only on a terminal
+    with tqdm(total=len(games), desc=title, unit="game", smoothing=0.1, dynamic_ncols=True, disable=disable) as bar:
+        if workers == 1:
+            timed = []
+            for stored in games:
+                timed.append(_replay_game(stored))
+                bar.update()
+            return timed
+        import concurrent.futures
+        import multiprocessing
+
+        context = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            futures = [pool.submit(_replay_game, stored) for stored in games]
+            try:
+                for future in concurrent.futures.as_completed(futures):
+                    future.result()
+                    bar.update()
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
+            return [future.result() for future in futures]
