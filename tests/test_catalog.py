@@ -152,6 +152,27 @@ def test_equal_time_experiments_use_calibrated_budgets_and_no_fixed_depth():
         assert ordered == sorted(ordered), family
 
 
+def test_every_equal_time_pairing_took_equal_time_in_its_replayed_games():
+    # The committed replays (data/curves/replay.csv) cover every pairing of every equal-time experiment as the
+    # catalogue now defines it, with both sides' mean CPU times per move within 10 % of each other.
+    from awale.experiments.calibration import EQUAL_TIME, replayed_times
+
+    replayed = replayed_times("data/curves/replay.csv")
+    uneven, missing = [], []
+    for exp in CATALOG.values():
+        if not exp.equal_time:
+            continue
+        for agent, opponent in exp.pairings():
+            if (exp.name, agent, opponent) not in replayed.index:
+                missing.append(f"{exp.name}: {agent} vs {opponent}")
+                continue
+            ratio = replayed.loc[(exp.name, agent, opponent), "ratio"]
+            if abs(ratio - 1) > EQUAL_TIME:
+                uneven.append(f"{exp.name}: {agent} vs {opponent} {ratio:.3f}")
+    assert not missing, missing
+    assert not uneven, uneven
+
+
 def test_the_factorial_has_every_cell_once_and_the_book_test_differs_only_in_the_book():
     cells = CATALOG["factorial"].pairings()
     assert len(cells) == 8 and len({agent for agent, _ in cells}) == 8

@@ -56,6 +56,8 @@ from ..match import fresh_agents
 from .store import decode_moves, load, rules_from_text
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from .catalog import Experiment
 
 __all__ = [
@@ -74,6 +76,7 @@ __all__ = [
     "check",
     "PairTimes",
     "replay_times",
+    "replayed_times",
     "family_of",
     "rescaled",
 ]
@@ -467,6 +470,36 @@ def replay_times(
                    f"{1000 * times.opponent_cpu:.2f} (ratio {times.ratio:.3f}), wall {1000 * times.agent_wall:.2f} / "
                    f"{1000 * times.opponent_wall:.2f}")
     return found
+
+
+def replayed_times(path: "os.PathLike[str] | str") -> "pd.DataFrame":
+    """The replays recorded in a CSV file (as ``calibrate --replay --out`` writes, several replays appended), pooled.
+
+    Returns:
+        A frame indexed by (experiment, agent, opponent) with both sides' CPU
+        milliseconds per move (``agent_ms``, ``opponent_ms``: the mean of the
+        replays weighted by their games, so that every replayed game counts
+        once), their ``ratio``, the ``games`` replayed in all (a game replayed
+        twice counts twice) and the number of ``replays``.
+
+    Raises:
+        ValueError: the file lacks one of the columns needed.
+    """
+    import pandas as pd
+
+    rows = pd.read_csv(path)
+    needed = {"experiment", "agent", "opponent", "games", "agent_ms", "opponent_ms"}
+    if not needed <= set(rows.columns):
+        raise ValueError(f"{path} is not a file of replays: it lacks {', '.join(sorted(needed - set(rows.columns)))}")
+    for side in ("agent", "opponent"):
+        rows[f"{side}_total"] = rows[f"{side}_ms"] * rows["games"]
+    pooled = rows.groupby(["experiment", "agent", "opponent"]).agg(
+        agent_total=("agent_total", "sum"), opponent_total=("opponent_total", "sum"),
+        games=("games", "sum"), replays=("games", "size"))
+    pooled["agent_ms"] = pooled["agent_total"] / pooled["games"]
+    pooled["opponent_ms"] = pooled["opponent_total"] / pooled["games"]
+    pooled["ratio"] = pooled["agent_ms"] / pooled["opponent_ms"]
+    return pooled[["agent_ms", "opponent_ms", "ratio", "games", "replays"]]
 
 
 def _replay_all(

@@ -56,7 +56,7 @@ book                 the champion with and without its book, the same nodes   40
 claims               αβ vs UCT, tree reuse vs UCT, solver in evaluated UCT,   400     1,200
                      at 10 ms a move (calibrated): the claims the
                      conclusion leans on
-curves-T ms          at T = 3, 10, 30, 100, 300 ms a move (calibrated): the    200  5 x 800
+curves-T ms          at T = 3, 10, 30, 100 ms a move (calibrated): the         200  4 x 800
                      CURVES αβ+evaluation vs UCT+evaluation, champion vs
                      UCT, UCT vs OpenSpiel's MCTS, heavy UCT vs UCT
 ===================  =====================================================  =====  ========
@@ -269,8 +269,8 @@ PARALLEL_THREADS = 2
 Pairing = Tuple[str, str]
 
 
-#: Times per move of the equal-time curves, in milliseconds: a factor of 100 from the first to the last.
-CURVE_MS = (3, 10, 30, 100, 300)
+#: Times per move of the equal-time curves, in milliseconds: a factor of 33 from the first to the last.
+CURVE_MS = (3, 10, 30, 100)
 
 #: The budget of each agent family of :data:`awale.experiments.calibration.FAMILIES` that takes each time of
 #: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells), fitted by
@@ -298,12 +298,12 @@ CURVE_MS = (3, 10, 30, 100, 300)
 #: champion 1.11 times their opponents' time, and both were scaled (240,000 → 220,000; 390,000 → 350,000; the
 #: 300 ms ones likewise, unchecked) before the point's 200 games.  UCT's iterations, αβ's nodes.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
-    "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000, 300: 82000},
-    "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000, 300: 170000},
-    "heavy uct": {3: 600, 10: 2500, 30: 7300, 100: 23000, 300: 68000},
-    "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700, 300: 17000},
-    "αβ + evaluation": {3: 6100, 10: 28000, 30: 69000, 100: 220000, 300: 720000},
-    "champion": {3: 9200, 10: 35000, 30: 120000, 100: 350000, 300: 1200000},
+    "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000},
+    "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000},
+    "heavy uct": {3: 600, 10: 2500, 30: 7300, 100: 23000},
+    "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700},
+    "αβ + evaluation": {3: 6100, 10: 28000, 30: 69000, 100: 220000},
+    "champion": {3: 9200, 10: 35000, 30: 120000, 100: 350000},
     "αβ": {10: 44000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
