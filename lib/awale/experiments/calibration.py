@@ -32,10 +32,11 @@ Which budgets take equal time is a measurement, made here:
 
 ``python -m awale experiment calibrate`` runs the check on the reader's machine,
 ``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
-were found; ``data/curves/calibration.csv``) and ``--replay K`` times stored
-games.  Idle cores still give the truest figures: a busy machine slows even
-the CPU time a little (shared caches), and the budgets up to 300 ms were
-fitted by the wall clock on idle cores, before the fit measured CPU time.
+were found; ``data/curves/calibration.csv``) and ``--replay K`` (or ``all``)
+times stored games, one process per core (``--workers``);
+:func:`replayed_times` pools the replays recorded in a file.  Idle cores
+still give the truest figures: a busy machine slows even the CPU time a
+little (shared caches), unevenly between agents.
 """
 
 from __future__ import annotations

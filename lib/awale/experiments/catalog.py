@@ -86,16 +86,17 @@ ply shallower, faster than UCT, against the evaluated UCTs.  The agents with
 ``endgame='15'`` build the 15-seed endgame database on first use (about
 25 s) and cache it.
 
-The experiments marked :attr:`Experiment.equal_time` (``factorial`` and the
-four ``curves-T ms``) hold equal time as a measured fact: every
-agent's budget (UCT's iterations; for αβ, the nodes of an iterative deepening
-under a node budget, never a fixed depth, whose time varies tenfold within a
-game) was fitted to the target time per move on the same 427 positions on an
-idle core (:mod:`awale.experiments.calibration`, :data:`CURVE_BUDGETS`), so
-that both sides of a pairing take the same time within 10 %;
-``python -m awale experiment calibrate`` measures that again on any machine,
-and ``--replay K`` on the positions of K stored games of each pairing.  The
-budgets stay machine-independent, so the games replay.
+The experiments marked :attr:`Experiment.equal_time` (``factorial``,
+``factorial-evaluated``, ``claims`` and the four ``curves-T ms``) hold equal
+time as a measured fact: every agent's budget (UCT's iterations; for αβ, the
+nodes of an iterative deepening under a node budget, never a fixed depth,
+whose time varies tenfold within a game) was fitted to the target time per
+move (:mod:`awale.experiments.calibration`, :data:`CURVE_BUDGETS`), and each
+pairing's stored games, replayed move for move on idle cores, show both sides'
+mean CPU times per move within 10 % of each other
+(``data/curves/replay.csv``; ``python -m awale experiment calibrate NAME
+--replay all`` measures that again on any machine).  The budgets stay
+machine-independent, so the games replay.
 
 An experiment marked :attr:`Experiment.timed` gives its agents time budgets:
 its games depend on the machine's speed and load, cannot be replayed move
@@ -273,30 +274,13 @@ Pairing = Tuple[str, str]
 CURVE_MS = (3, 10, 30, 100)
 
 #: The budget of each agent family of :data:`awale.experiments.calibration.FAMILIES` that takes each time of
-#: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells), fitted by
-#: ``python -m awale experiment calibrate --fit FAMILY --targets MS`` on an idle core of the development
-#: machine (``data/curves/calibration.csv``), the 10 ms ones then corrected by the check of each pairing
-#: (``data/curves/check.csv``); the 3 ms ones later, in CPU time on the loaded machine.  Then refitted where a
-#: pairing's own games, replayed on idle cores, took one side more than 10 % longer than the other
-#: (``python -m awale experiment calibrate NAME --replay 20``, which prints the budget that matches; the side
-#: changed is the one that meets no other opponent at that time): at 3 ms evaluated αβ (7,900 → 6,700) and the
-#: champion (11,000 → 9,200), OpenSpiel's MCTS at 10 ms (570 → 630) and 30 ms (1,700 → 2,000), at 100 ms the
-#: champion (430,000 → 390,000), and at 10 ms the four factorial cells with the database (50,000, 44,000,
-#: 42,000 and 40,000 → 62,000, 56,000, 48,000 and 57,000: the database ends lines early in games that reach
-#: endings, so the same nodes take less time).  Last, the MCTS budgets were refitted for the faster MCTS loop
-#: of commit a8f3ef3 (the same moves in less time than the loop that played the first games): the
-#: stored games of each pairing replayed with it on idle cores, the UCT families' budgets scaled so that each
-#: pairing's times match again (UCT 750/3,000/9,000/28,000 → 800/3,400/10,000/30,000; evaluated UCT
-#: 2,400/8,100/20,000/59,000 → 2,800/10,000/27,000/69,000; heavy UCT at 10 and 30 ms 2,200/6,700 →
-#: 2,500/7,300; OpenSpiel's MCTS at 3 and 30 ms 160/2,000 → 150/1,900; the 300 ms ones scaled as at 100 ms).
-#: The αβ searches did not change, but plain αβ's 10 ms budget, checked again against UCT's new one on the
-#: calibration positions (``calibrate claims``, 0.82 of its time), went from 36,000 to 44,000 nodes.  The games
-#: of that refit, played from the balanced openings and replayed on idle cores, put four αβ budgets more than
-#: 9 % from their opponents' times, which were scaled once more: evaluated αβ at 3 and 30 ms (6,700 → 6,100,
-#: 1.10; 76,000 → 69,000, 1.10) and the champion at 10 and 30 ms (41,000 → 35,000, 1.16; 140,000 → 120,000,
-#: 1.14).  At 100 ms, 20 games a pairing from the openings, 10 of them replayed, gave evaluated αβ 1.09 and the
-#: champion 1.11 times their opponents' time, and both were scaled (240,000 → 220,000; 390,000 → 350,000; the
-#: 300 ms ones likewise, unchecked) before the point's 200 games.  UCT's iterations, αβ's nodes.
+#: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells): UCT's iterations, αβ's nodes.
+#: First fitted on calibration positions on an idle core (``python -m awale experiment calibrate --fit FAMILY
+#: --targets MS``, ``data/curves/calibration.csv``, ``check.csv``), then refitted wherever a pairing's own games,
+#: replayed move for move on idle cores, showed one side taking more than 10 % longer than the other
+#: (``calibrate NAME --replay K``, which prints the budget that matches; ``data/curves/replay.csv``), the side
+#: changed being the one that meets no other opponent at that time, and the pairing played again.  The history
+#: of each refit (the faster MCTS loop of commit a8f3ef3, the games from the openings) is in ``data/README.md``.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000},
     "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000},
