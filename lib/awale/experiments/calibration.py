@@ -431,8 +431,10 @@ def replay_times(
     out.  Every agent first makes one untimed move in each process (compiled
     code and endgame database loaded).  With ``workers`` > 1 the games are
     shared among that many processes, one game per process at a time: use at
-    most one per core, on an otherwise idle machine.  ``progress`` shows a
-    progress bar on stderr (None: only when stderr is a terminal).
+    most one per core, on an otherwise idle machine (the processes are
+    spawned, so a script that calls this with ``workers`` > 1 needs the usual
+    ``if __name__ == "__main__":`` guard).  ``progress`` shows a progress bar
+    on stderr (None: only when stderr is a terminal).
 
     Raises:
         ValueError: a pairing with no stored game, or a replay whose move
