@@ -185,7 +185,7 @@ def test_the_factorial_has_every_cell_once_and_the_book_test_differs_only_in_the
                                                          for f in catalog.FACTORIAL_CELLS.values()}
     # The second factorial: every other evaluated cell against the evaluated cell with quiescence.
     evaluated = CATALOG["factorial-evaluated"].pairings()
-    reference = parse(catalog.at_time(catalog.EVALUATED_REFERENCE, catalog.FACTORIAL_MS)).spec
+    reference = parse(catalog.evaluated_cell(catalog.EVALUATED_REFERENCE)).spec
     assert {opponent for _, opponent in evaluated} == {reference}
     assert {agent for agent, _ in evaluated} == {
         parse(catalog.evaluated_cell(family)).spec

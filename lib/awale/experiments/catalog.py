@@ -286,7 +286,7 @@ CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000},
     "heavy uct": {3: 600, 10: 2500, 30: 7300, 100: 23000},
     "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700},
-    "αβ + evaluation": {3: 6100, 10: 28000, 30: 69000, 100: 220000},
+    "αβ + evaluation": {3: 6100, 10: 25000, 30: 69000, 100: 220000},
     "champion": {3: 9200, 10: 35000, 30: 120000, 100: 350000},
     "αβ": {10: 44000},
     "αβ + quiescence": {10: 33000},
@@ -328,23 +328,21 @@ FACTORIAL_CELLS: Dict[Tuple[bool, bool, bool], str] = {
 FACTORIAL_REFERENCE = "uct + evaluation"
 
 #: The budgets of the cells of ``factorial`` against :data:`FACTORIAL_REFERENCE` at :data:`FACTORIAL_MS` ms
-#: (αβ's nodes).  First those of :data:`CURVE_BUDGETS`; when the reference's budget was refitted for the
-#: faster MCTS loop (8,100 → 10,000 iterations), each cell was refitted on its stored games, replayed with
-#: that loop on an idle core (10 games a cell): the budget that takes the time the reference would take in
-#: them at 10,000 iterations.  Evaluated αβ with quiescence kept its 28,000 nodes, which the curves use too.
-#: The games those budgets played from the balanced openings, replayed on idle cores, put five cells 10 % or
-#: more from the reference's time, and their budgets were scaled once more by the ratio (αβ 44,000 → 36,000,
-#: 1.23; with quiescence 37,000 → 33,000, 1.14; evaluated without quiescence 25,000 → 28,000, 0.90; with the
-#: database 76,000 → 55,000, 1.37; with quiescence and the database 46,000 → 55,000, 0.84).
+#: (αβ's nodes), each refitted on its own games: every stored game of a cell replayed on idle cores
+#: (``calibrate factorial --replay all``); where one side took more than 10 % longer, the cell's time was
+#: measured at candidate budgets against the reference's, both playing the positions of 30 of those games in
+#: turn, and the cell played again at the budget that matched.  Scaling a budget by the ratio of times is not
+#: enough here: a node budget spent by iterative deepening buys whole iterations, so time per move grows with
+#: the budget in steps.  (The history of each refit is in ``data/README.md``.)
 FACTORIAL_BUDGETS: Dict[str, int] = {
-    "αβ": 36000,
+    "αβ": 42000,
     "αβ + quiescence": 33000,
     "αβ + evaluation, no quiescence": 28000,
-    "αβ + evaluation": 28000,
-    "αβ + endgame": 55000,
+    "αβ + evaluation": 25000,
+    "αβ + endgame": 69000,
     "αβ + quiescence + endgame": 55000,
     "αβ + evaluation + endgame, no quiescence": 48000,
-    "αβ + evaluation + quiescence + endgame": 41000,
+    "αβ + evaluation + quiescence + endgame": 47000,
 }
 
 #: The second reference, for the evaluated half of the factorial, which scores 0.94 to 0.99 against
@@ -352,15 +350,15 @@ FACTORIAL_BUDGETS: Dict[str, int] = {
 #: the database given the evaluation are measured away from the ceiling.
 EVALUATED_REFERENCE = "αβ + evaluation"
 
-#: The budgets of the cells with the database against :data:`EVALUATED_REFERENCE`, refitted on those games
-#: (replayed on idle cores, ``python -m awale experiment calibrate factorial-evaluated --replay 20``): against
-#: αβ the games reach the database sooner than against UCT, so its cells took 0.63 and 0.69 times the
-#: reference's time with the budgets of :data:`CURVE_BUDGETS` (42,000 and 40,000 nodes).  The cell without
-#: quiescence took 0.84 times it at 67,000 nodes and 1.29 times at 80,000 in the games of each budget (a new
-#: budget plays other games, and where the database cuts lines their cost per node differs), and
-#: was then set between the two.  From the balanced openings, 72,000 took 1.17 times the reference's time in
-#: its games, and it was scaled to 61,000.
+#: The budgets of ``factorial-evaluated`` where they are not those of :data:`CURVE_BUDGETS` at 10 ms: the
+#: reference keeps the 28,000 nodes with which its games were played (the curves' 10 ms budget has since
+#: moved), and the cells with the database were refitted on their own games, replayed on idle cores: against
+#: αβ the games reach the database sooner than against UCT, so those cells took 0.63 and 0.69 times the
+#: reference's time with the curves' budgets (42,000 and 40,000 nodes), and a new budget plays other games
+#: whose cost per node differs (the cell without quiescence took 0.84 times it at 67,000 nodes and 1.29 times
+#: at 80,000); from the balanced openings 72,000 took 1.17 times it, and it was scaled to 61,000.
 EVALUATED_BUDGETS: Dict[str, int] = {
+    "αβ + evaluation": 28000,
     "αβ + evaluation + endgame, no quiescence": 61000,
     "αβ + evaluation + quiescence + endgame": 58000,
 }
@@ -534,7 +532,7 @@ def factorial() -> List[Pairing]:
 
 def factorial_evaluated() -> List[Pairing]:
     """The other evaluated cells of :data:`FACTORIAL_CELLS` against :data:`EVALUATED_REFERENCE`, equal time."""
-    reference = at_time(EVALUATED_REFERENCE, FACTORIAL_MS)
+    reference = evaluated_cell(EVALUATED_REFERENCE)
     return [(evaluated_cell(family), reference)
             for (evaluation, _, _), family in FACTORIAL_CELLS.items() if evaluation and family != EVALUATED_REFERENCE]
 
