@@ -9,8 +9,8 @@ from awale import Game
 from awale.agents import parse
 from awale.agents import timing
 from awale.agents.timing import (
-    CHANGE_EXTENSION, DROP_EXTENSION, HARD_LIMIT, MAX_SHARE, MIN_SHARE, SETTLED_SHARE, Allowance, TimeManager, is_tactical, phase_weight,
-    soft_time,
+    CHANGE_EXTENSION, DROP_EXTENSION, HARD_LIMIT, MAX_SHARE, MIN_SHARE, SETTLED_SHARE, Allowance, TimeManager,
+    is_tactical, phase_weight, soft_time,
 )
 from awale.evaluation import load_evaluation
 from awale.match import play
