@@ -45,7 +45,8 @@ def test_good_clocks(text, base, increment, canonical):
 
 @pytest.mark.parametrize("text, message", [
     ("60+", "expected BASE\\+INCREMENT"),
-    ("-1+0", "expected BASE\\+INCREMENT"),
+    ("-1+0", "cannot be negative"),
+    ("60+-1", "cannot be negative"),
     ("abc", "expected BASE\\+INCREMENT"),
     ("", "expected BASE\\+INCREMENT"),
     ("60+0.5+1", "expected BASE\\+INCREMENT"),

@@ -73,6 +73,8 @@ class Clock:
         if not isinstance(text, str):
             raise ValueError(f"a clock must be text such as '60+0.5', got {text!r}")
         match = _TEXT.fullmatch(text.strip())
+        if match is None and "-" in text:
+            raise ValueError(f"bad clock {text!r}: times cannot be negative (expected BASE+INCREMENT such as '60+0.5')")
         if match is None:
             raise ValueError(
                 f"bad clock {text!r}: expected BASE+INCREMENT in seconds, such as '60+0.5' (60 s a game plus "
