@@ -63,6 +63,13 @@ BAD = [
     (["experiment"], "required: ACTION"),
     (["match", "random"], "required: SPEC"),
     (["match", "random", "uct(iterations=0)"], "iterations must be at least 1"),
+    (["match", "random", "greedy", "--clock", "60+"], "bad clock '60+'"),
+    (["match", "random", "greedy", "--clock=-1+0"], "bad clock '-1+0'"),
+    (["match", "random", "greedy", "--clock", "0+1"], "the base must be above 0"),
+    (["match", "clocked(agent='random', tc='1+0')", "greedy", "--clock", "60+0.5"], "already has a clock"),
+    (["tournament", "random", "greedy", "--games", "2", "--store", "s.sqlite", "--clock", "abc"], "bad clock 'abc'"),
+    (["sprt", "random", "greedy", "--elo0", "0", "--elo1", "10", "--store", "s.sqlite", "--clock", "60+"],
+     "bad clock '60+'"),
     (["dance"], "invalid choice: 'dance'"),
     ([], "required: COMMAND"),
 ]
@@ -110,6 +117,13 @@ def test_match_prints_the_result(capsys):
     assert "captured" not in out
 
 
+def test_match_under_a_clock(capsys):
+    assert main(["match", "random", "greedy", "--seed", "3", "--clock", "60+0.5"]) == 0
+    out = capsys.readouterr().out
+    assert "South: clocked(agent='random', tc='60+0.5')\nNorth: clocked(agent='greedy', tc='60+0.5')" in out
+    assert "time used: South" in out and "of 60+0.5 each" in out
+
+
 def test_match_show_prints_every_position(capsys):
     from awale.match import play
 
@@ -123,6 +137,18 @@ def test_match_show_prints_every_position(capsys):
 
 
 # --------------------------------------------------------------------------- tournaments and experiments
+
+
+def test_a_tournament_under_a_clock_names_the_clock(tmp_path, capsys):
+    store = tmp_path / "t.sqlite"
+    args = ["tournament", "random", "greedy", "--games", "2", "--clock", "60+0", "--store", str(store), "--workers", "0"]
+    assert main(args) == 0
+    frame = load(store, "tournament")
+    assert sorted(set(frame["south"])) == ["clocked(agent='greedy', tc='60+0')", "clocked(agent='random', tc='60+0')"]
+    assert main([*args[:5], "--store", str(store), "--workers", "0"]) == 0  # no clock: other games, not these
+    assert count(store, "tournament") == 4
+    assert main(["experiment", "verify", "--store", str(store)]) == 0
+    assert "4 games checked through the rules, 2 replayed from their keys (2 not replayable" in capsys.readouterr().out
 
 
 def test_a_tournament_prints_a_table_and_resumes(tmp_path, capsys):

@@ -282,12 +282,33 @@ def test_the_command_decides_and_prints_the_verdict(tmp_path, capsys):
     assert "LLR 3.95" in out and "after 16 pairs" in out
 
 
+def test_the_command_under_a_clock_keeps_its_games_apart(tmp_path, capsys):
+    store = tmp_path / "s.sqlite"
+    args = ["sprt", "minimax(depth=2)", "random", "--elo0", "0", "--elo1", "100", "--store", str(store),
+            "--workers", "0", "--openings", OPENINGS, "--max-pairs", "8"]
+    assert main([*args, "--clock", "60+0.5"]) == 0
+    out, err = capsys.readouterr()
+    assert "clocked(agent='minimax(depth=2)', tc='60+0.5') vs clocked(agent='random', tc='60+0.5')" in err
+    with Store(store) as opened:
+        (name,) = opened.experiments()
+        frame = opened.load(name)
+    assert "tc='60+0.5'" in name and len(frame) == 16
+    assert all(spec.startswith("opening(agent=\"clocked(") for spec in frame["south"])
+    assert main(args) == 0  # the same test without a clock: counted apart, from none of the clocked games
+    out, err = capsys.readouterr()
+    assert "; 0 games already in" in err
+    report = verify(store, sample=None)
+    assert report.ok and report.time_based == 16 and report.replayed == 16
+
+
 @pytest.mark.parametrize("extra, message", [
     (["--elo0", "10", "--elo1", "0"], "elo0 must be less than elo1"),
     (["--elo0", "0", "--elo1", "10", "--alpha", "1.5"], "--alpha must be above 0 and below 1"),
     (["--elo0", "0"], "required: --elo1"),
     (["--elo0", "0", "--elo1", "10", "--openings", "missing.txt"], "cannot read the openings"),
     (["--elo0", "0", "--elo1", "10", "--max-pairs", "0"], "--max-pairs must be at least 1"),
+    (["--elo0", "0", "--elo1", "10", "--clock", "60+"], "bad clock '60+'"),
+    (["--elo0", "0", "--elo1", "10", "--clock", "abc"], "expected BASE+INCREMENT"),
 ])
 def test_bad_arguments_give_one_line_and_status_2(tmp_path, capsys, extra, message):
     with pytest.raises(SystemExit) as info:

@@ -2,7 +2,7 @@
 
 ::
 
-    python -m awale tournament SPEC SPEC [SPEC ...] --games N [--seed S] --store PATH
+    python -m awale tournament SPEC SPEC [SPEC ...] --games N [--seed S] [--clock BASE+INC] --store PATH
                                [--workers K | --scheduler ADDR] [--name NAME] [--batch-size B]
     python -m awale experiment list [--store PATH]
     python -m awale experiment run (NAME | --all) [--games N] [--store PATH] [--workers K | --scheduler ADDR]
@@ -10,20 +10,26 @@
     python -m awale experiment verify [NAME] [--sample N | --replay-all] [--seed S] [--store PATH]
     python -m awale experiment calibrate [NAME ...] [--fit [FAMILY ...] --targets MS ... | --replay K|all [--workers K]]
                                          [--out CSV]
-    python -m awale match SPEC SPEC [--seed S] [--show]
+    python -m awale match SPEC SPEC [--seed S] [--clock BASE+INC] [--show]
     python -m awale play [SPEC] [--side south|north] [--rules RULES] [--seed S] [--save FILE] [--color WHEN]
     python -m awale replay FILE [--color WHEN]
     python -m awale endgame build --seeds S --out PATH [--pits N] [--seeds-per-pit K] [--memory MIB]
     python -m awale endgame check PATH [--sample N] [--max-seeds M] [--nodes B] [--seed X] [--captures C]
     python -m awale book build --agent SPEC --plies D --out PATH
     python -m awale sprt A B --elo0 E0 --elo1 E1 [--alpha A --beta B] [--openings FILE] [--max-pairs N]
-                    [--seed S] [--store PATH] [--workers K | --scheduler ADDR]
+                    [--seed S] [--clock BASE+INC] [--store PATH] [--workers K | --scheduler ADDR]
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
 or SIGTERM, at any moment from the imports on; the finished games are kept
 and the same command resumes).  ``--workers`` is at most the number of cores,
 ``--games`` at most :data:`awale.experiments.runner.MAX_GAMES` in all.
+
+``--clock 60+0.5`` plays every game under a clock, as engine testers do: 60 s a
+side for the game plus 0.5 s after each move; a side whose time runs out loses
+on time.  Each agent is then stored as ``clocked(agent=SPEC, tc='60+0.5')``
+(:mod:`awale.agents.clocked`), so games under different clocks never share a
+key, and such games are not replayed by ``experiment verify``.
 """
 
 from __future__ import annotations
@@ -100,6 +106,28 @@ def _integer(minimum: int, what: str, maximum: Optional[int] = None, why: str = 
         return value
 
     return convert
+
+
+def _clock(text: str) -> Any:
+    from .clock import Clock
+
+    try:
+        return Clock.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+_CLOCK_HELP = ("play under a clock, BASE+INC in seconds as engine testers give it: '60+0.5' is 60 s a side for the "
+               "game plus 0.5 s after each move; a side out of time loses (default: no clock)")
+
+
+def _clocked(specs: Sequence[str], clock: Any) -> List[str]:
+    """The specs under ``clock`` (``clocked(agent=..., tc=...)``), or as they are without one."""
+    if clock is None:
+        return list(specs)
+    from .agents.clocked import with_clock
+
+    return [with_clock(spec, clock).spec for spec in specs]
 
 
 def _spec(text: str) -> str:
@@ -212,6 +240,7 @@ def build_parser() -> argparse.ArgumentParser:
     tournament.add_argument("specs", nargs="+", type=_spec, metavar="SPEC", help="agent specs, e.g. 'uct(iterations=1000)'")
     tournament.add_argument("--games", type=_integer(1, "--games"), required=True, metavar="N", help="games per pair of agents")
     tournament.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
+    tournament.add_argument("--clock", type=_clock, default=None, metavar="BASE+INC", help=_CLOCK_HELP)
     _add_store(tournament, required=True)
     tournament.add_argument("--name", type=_name, default="tournament", help="experiment name in the store (default: tournament)")
     _add_cluster(tournament)
@@ -247,7 +276,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="check stored games: moves through the rules, and a sample replayed from their keys",
         description="Play every stored move list through the rules (legal moves, the stored winner, scores and "
         "plies), and replay a random sample of the games from their keys (agent specs, seed, rules): the moves "
-        "and results must come out identical. Games whose agents have a time budget are not replayed. "
+        "and results must come out identical. Games whose agents have a time budget or a clock are not replayed. "
         "Exit status 1 if any game fails.",
     )
     checking.add_argument("name", nargs="?", metavar="NAME", help="only this experiment's games (default: all)")
@@ -300,6 +329,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("south", type=_spec, metavar="SPEC", help="South's agent")
     match.add_argument("north", type=_spec, metavar="SPEC", help="North's agent")
     match.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="the match seed (default 0)")
+    match.add_argument("--clock", type=_clock, default=None, metavar="BASE+INC", help=_CLOCK_HELP)
     match.add_argument("--show", action="store_true", help="print every position as a board")
     match.set_defaults(handler=_match)
     _add_play(commands)
@@ -397,7 +427,7 @@ def _report_failures(summary: ex.RunSummary) -> int:
 
 def _tournament(args: argparse.Namespace) -> int:
     try:
-        keys = ex.round_robin_keys(args.specs, args.games, args.seed)
+        keys = ex.round_robin_keys(_clocked(args.specs, args.clock), args.games, args.seed)
     except ValueError as error:
         raise _Failure(str(error)) from None
     with ex.Store(args.store) as store:
@@ -483,7 +513,7 @@ def _experiment_verify(args: argparse.Namespace) -> int:
         print(f"FAILED {mismatch}")
     print(
         f"{report.checked} of {report.games} games checked through the rules, {report.replayed} replayed from their "
-        f"keys ({report.time_based} not replayable: time budgets or threads): "
+        f"keys ({report.time_based} not replayable: time budgets, clocks or threads): "
         + ("all identical" if report.ok else f"{len(report.mismatches)} FAILED")
     )
     return 0 if report.ok else 1
@@ -602,7 +632,7 @@ def _match(args: argparse.Namespace) -> int:
     from .game import Game
     from .render import pit_label
 
-    record = play(args.south, args.north, seed=args.seed)
+    record = play(args.south, args.north, seed=args.seed, clock=args.clock)
     print(f"South: {record.south}\nNorth: {record.north}\nseed {record.seed}")
     if args.show:
         game = Game(record.rules)
@@ -614,7 +644,12 @@ def _match(args: argparse.Namespace) -> int:
             took = f", captures {captured}" if captured else ""
             print(f"\nply {ply}: {('South', 'North')[player]} plays {pit_label(player * n + action, n)}{took}\n{game}")
     outcome = "draw" if record.winner is None else f"{('South', 'North')[record.winner]} wins"
+    if record.flagged is not None:
+        outcome += f" on time ({('South', 'North')[record.flagged]} ran out of time)"
     print(f"\n{outcome} {record.score[0]}-{record.score[1]} after {record.plies} plies")
+    if args.clock is not None:
+        print(f"time used: South {record.south_seconds:.2f} s, North {record.north_seconds:.2f} s "
+              f"of {args.clock} each")
     return 0
 
 
@@ -886,6 +921,8 @@ def _add_sprt(commands: Any) -> None:
     test.add_argument("--check-every", type=_integer(1, "--check-every", 10_000), default=8, metavar="P",
                       help="pairs between two looks at the LLR (default 8)")
     test.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
+    test.add_argument("--clock", type=_clock, default=None, metavar="BASE+INC",
+                      help=_CLOCK_HELP + "; the test's games and its name in the store then name the clock")
     _add_store(test)
     _add_cluster(test)
     test.set_defaults(handler=_sprt)
@@ -905,6 +942,10 @@ def _sprt(args: argparse.Namespace) -> int:
     except ValueError as error:
         raise _Failure(str(error)) from None
     path = args.store or _default_store()
+    try:
+        args.a, args.b = _clocked((args.a, args.b), args.clock)
+    except ValueError as error:
+        raise _Failure(str(error)) from None
     name = sprt.experiment_name(args.a, args.b, test, openings, args.seed)
     live = sys.stderr.isatty()
     shown = [0.0]

@@ -10,15 +10,18 @@ from __future__ import annotations
 import dataclasses
 import operator
 import time
-from typing import Optional, Tuple, Union
+from typing import Optional, Set, Tuple, Union
 
 import numpy as np
 
 from .agents import Agent, canonical_spec, parse
+from .agents.clocked import with_clock
+from .agents.opening import split_opening
+from .clock import Clock
 from .game import PLAYERS, Game, IllegalActionError
 from .rules import Rules, as_rules
 
-__all__ = ["MatchRecord", "play", "fresh_agents"]
+__all__ = ["MatchRecord", "play", "fresh_agents", "Clock"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,6 +38,13 @@ class MatchRecord:
         plies: plies played.
         moves: the actions played, in order, each relative to the player to move.
         south_seconds, north_seconds: time spent in each agent's ``act``.
+        flagged: the side whose clock ran out (0 South, 1 North), which lost
+            the game on time, or None for a game that ended by the rules.
+            The moves then stop before the end of the game, and ``score``
+            holds the captures when the time ran out.  (The store keeps no
+            column for it: a stored game whose moves leave it unfinished
+            was lost on time by the side to move, see
+            :func:`awale.experiments.verify.check_rules`.)
     """
 
     south: str
@@ -47,6 +57,7 @@ class MatchRecord:
     moves: Tuple[int, ...]
     south_seconds: float
     north_seconds: float
+    flagged: Optional[int] = None
 
     @property
     def result(self) -> float:
@@ -60,6 +71,7 @@ def play(
     rules: Optional[Rules] = None,
     seed: int = 0,
     max_plies: Optional[int] = None,
+    clock: Union[Clock, str, None] = None,
 ) -> MatchRecord:
     """Play a game from the initial position, South first, and return its record.
 
@@ -74,10 +86,21 @@ def play(
         seed: the match seed, an integer at least 0.
         max_plies: if given, replaces the rules' ``max_plies`` (the game is
             then a draw after that many plies unless it ended before).
+        clock: if given (a :class:`~awale.clock.Clock` or its text, such as
+            ``"60+0.5"``), both sides play under it: each is given as
+            ``clocked(agent=..., tc=...)`` (:mod:`awale.agents.clocked`), and
+            the record's specs say so.  An agent may also bring its own
+            clock in its spec.  A side with a clock starts with its base
+            time; the wall time of each of its moves is taken from it (and
+            the increment added after the move), it is told its time before
+            each move (:meth:`~awale.agents.Agent.observe_clock`), and it
+            loses the game when its time runs out during a move (the
+            record's ``flagged``).
 
     Raises:
-        ValueError: a bad spec, rules, seed or ``max_plies``, or an agent
-            that chose an illegal action.
+        ValueError: a bad spec, rules, seed, ``max_plies`` or clock, an agent
+            with a clock of its own given a clock, or an agent that chose an
+            illegal action.
     """
     if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ValueError(f"seed must be an integer at least 0, got {seed!r}")
@@ -85,17 +108,35 @@ def play(
     rules = as_rules(rules)
     if max_plies is not None:
         rules = dataclasses.replace(rules, max_plies=max_plies)
+    if clock is not None:
+        south, north = with_clock(south, clock), with_clock(north, clock)
     given = (_canonical(south), _canonical(north))
     agents = fresh_agents((south, north), seed)
+    clocks = [agent.clock for agent in agents]
+    left = [None if c is None else c.base for c in clocks]
+    for spec, timed in zip(given, clocks):
+        if timed is not None:
+            _warm(spec, rules)
 
     game = Game(rules)
     moves = []
     seconds = [0.0, 0.0]
+    flagged = None
     while not game.game_finished:
         player = game.current_player
+        timed = clocks[player]
+        if timed is not None:
+            agents[player].observe_clock(left[player], timed.increment)
         start = time.perf_counter()
         action = agents[player].act(game)
-        seconds[player] += time.perf_counter() - start
+        took = time.perf_counter() - start
+        seconds[player] += took
+        if timed is not None:
+            left[player] -= took
+            if left[player] < 0:
+                flagged = player  # out of time: the move is not played
+                break
+            left[player] += timed.increment
         try:
             game, _, _ = game.step(action)
         except IllegalActionError:
@@ -109,12 +150,13 @@ def play(
         north=given[1],
         seed=seed,
         rules=rules,
-        winner=game.winner,
+        winner=game.winner if flagged is None else 1 - flagged,
         score=game.captures,
         plies=game.plies,
         moves=tuple(moves),
         south_seconds=seconds[0],
         north_seconds=seconds[1],
+        flagged=flagged,
     )
 
 
@@ -134,6 +176,36 @@ def fresh_agents(agents: Tuple[Union[Agent, str], Union[Agent, str]], seed: int)
         made = parse(agent, seed=derived)
         fresh.append(agent.replace() if made is agent else made)  # an agent without a seed: a fresh copy
     return fresh[0], fresh[1]
+
+
+#: The agents (spec, rules) that have made an untimed move in this process (:func:`_warm`).
+_WARM: Set[Tuple[str, Rules]] = set()
+
+#: The plies played (each side's first legal action) to reach the position of :func:`_warm`: past the opening book.
+_WARM_PLIES = 8
+
+
+def _warm(spec: str, rules: Rules) -> None:
+    """Make one untimed move with a copy of ``spec``, once per process, before its first game under a clock.
+
+    The first move of an agent in a process compiles its kernels (or loads them from numba's cache) and loads
+    its evaluation or database: work of the process, not of the game, which a clock must not charge (engine
+    testers start the engines before their clocks).  The position is one past the opening book, so that a
+    search is made.
+    """
+    spec = split_opening(spec)[0]  # the agent that searches, not its opening's fixed moves
+    if (spec, rules) in _WARM:
+        return
+    warmed = parse(spec)
+    game = Game(rules)
+    for _ in range(_WARM_PLIES):
+        following, _, _ = game.step(game.legal_actions[0])
+        if following.game_finished:
+            break
+        warmed.observe(game)  # an agent that follows the game move by move sees the line
+        game = following
+    warmed.act(game)
+    _WARM.add((spec, rules))
 
 
 def _canonical(agent: Union[Agent, str]) -> str:

@@ -17,6 +17,7 @@ import functools
 import math
 from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 
+from ..clock import Clock
 from ..game import Game
 
 __all__ = ["Agent", "Param", "register", "parse", "canonical_spec", "registry", "budget_params", "seed_param",
@@ -137,6 +138,21 @@ class Agent:
         Most agents need nothing from it; those that follow the game move by
         move (OpenSpiel's) bring their own state up to date.
         """
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """Be told, before a move of this agent in a game under a clock, the seconds it has left.
+
+        :func:`awale.match.play` calls it just before :meth:`act` when the
+        agent plays under a clock (:class:`awale.clock.Clock`): ``remaining``
+        seconds are left on its clock, and ``increment`` seconds will be
+        added after the move.  Most agents ignore it; those that manage
+        their time (``champion(manage=True)``) size their moves by it.
+        """
+
+    @property
+    def clock(self) -> Optional[Clock]:
+        """The clock this agent plays under, if its spec gives one (``clocked(...)``); None for most agents."""
+        return None
 
     @property
     def replayable(self) -> bool:

@@ -13,6 +13,11 @@ chapter for the measurements that chose it):
    fitted evaluation of :mod:`awale.evaluation` at its depth limit and a
    quiescence extension on captures, by iterative deepening within the time.
 
+``champion(time=t, manage=True)`` aims at ``t`` seconds a searched move on
+average over a game instead of spending ``t`` on each: it divides its time by
+the phase of the game, pending captures and the stability of the best move,
+and under a clock by the clock (:mod:`awale.agents.timing`).
+
 ``champion(nodes=n)`` searches ``n`` positions a move and ``champion(depth=d)``
 to a fixed depth instead of for a time: their games are then reproducible,
 like every iteration-budget game.  The node budget is the one to compare at
@@ -57,6 +62,9 @@ class Champion(Agent):
         seed: seed of the generator that breaks ties between equal moves.
         book: play from the shipped opening book (default True).
         endgame: an endgame database: a file, or a number of seeds (built and cached); default none.
+        manage: with a time, aim at it on average over the game, each move's time set by the game's phase,
+            pending captures, the stability of the best move and the clock (:mod:`awale.agents.timing`);
+            default False, every searched move takes ``time``.
     """
 
     name = "champion"
@@ -70,6 +78,8 @@ class Champion(Agent):
         seed_param(),
         Param("book", bool, True, doc="play from the shipped opening book"),
         endgame_param(),
+        Param("manage", bool, False,
+              doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -81,6 +91,8 @@ class Champion(Agent):
         given = [name for name in ("time", "depth", "nodes") if getattr(self, name) is not None]
         if len(given) != 1:
             raise ValueError(f"champion: give one of time, depth or nodes, got {' and '.join(given) or 'none'}")
+        if self.manage and self.time is None:
+            raise ValueError("champion: manage divides a time among the moves; give a time, not depth or nodes")
 
     @property
     def spec(self) -> str:
@@ -90,8 +102,12 @@ class Champion(Agent):
     def reset(self) -> None:
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
-            evaluation=True, quiescence=QUIESCENCE,
+            evaluation=True, quiescence=QUIESCENCE, manage=self.manage,
         )
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """With ``manage``, size the next searched move by the clock; else nothing."""
+        self._search.observe_clock(remaining, increment)
 
     def act(self, game: Game) -> int:
         """The book's move if it has one, else the search's (which consults the endgame database)."""

@@ -11,11 +11,12 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..evaluation import load_evaluation
+from ..evaluation import FEATURES, load_evaluation
 from ..game import Game
-from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
+from ..search.alphabeta import EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
+from .timing import TimeManager
 
 __all__ = ["Minimax"]
 
@@ -51,6 +52,12 @@ class Minimax(Agent):
             difference alone.
         quiescence: extend the search by one ply at a depth-limit position
             where the mover can capture, up to this many plies (0: never).
+        manage: with ``time``, divide the time among the moves of a game
+            (:mod:`awale.agents.timing`): ``time`` is then the mean a
+            searched move aims at over the game, each move's time set by
+            the phase, pending captures and the stability of the best move,
+            and a clock, under one, sizes the moves instead.  False (the
+            default): every move is searched for ``time``.
     """
 
     name = "minimax"
@@ -66,6 +73,8 @@ class Minimax(Agent):
         Param("evaluation", bool, False, doc="score the depth limit with the fitted evaluation (awale.evaluation)"),
         Param("quiescence", int, 0, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions beyond the depth limit (0: none)"),
+        Param("manage", bool, False,
+              doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -73,6 +82,10 @@ class Minimax(Agent):
             kwargs["depth"] = None  # a time or node budget alone deepens as far as it allows
         self._searcher: Optional[AlphaBeta] = None
         super().__init__(**kwargs)
+
+    def validate(self) -> None:
+        if self.manage and (self.time is None or self.nodes is not None):
+            raise ValueError(f"{self.name}: manage divides a time among the moves; give a time (and no nodes)")
 
     @property
     def spec(self) -> str:
@@ -88,6 +101,12 @@ class Minimax(Agent):
         self._rng = np.random.default_rng(self.seed)
         self.last_search: Optional[SearchResult] = None
         self._endgame = EndgameOption(self.endgame)
+        self._manager = TimeManager(self.time, _points_per_seed(self.evaluation)) if self.manage else None
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """With ``manage``, size the next move by the clock (see :mod:`awale.agents.timing`); else nothing."""
+        if self._manager is not None:
+            self._manager.observe_clock(remaining, increment)
 
     def act(self, game: Game) -> int:
         """An action of ``game`` with the best αβ value (ties broken at random).
@@ -103,6 +122,22 @@ class Minimax(Agent):
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = load_evaluation() if self.evaluation else None
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence)
-        self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
+        if self._manager is None:
+            self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
+        else:
+            legal = game.legal_actions
+            if len(legal) == 1:
+                self.last_search = None
+                return legal[0]  # nothing to decide: no time spent, none banked
+            allowance = self._manager.allowance(game)
+            self.last_search = self._searcher.search(game, self.depth, allowance.limit, plan=allowance.plan)
+            self._manager.spent(self.last_search.seconds)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]
+
+
+def _points_per_seed(evaluation: bool) -> float:
+    """The search's points per captured seed: 1, or with the evaluation its weight of a capture in points."""
+    if not evaluation:
+        return 1.0
+    return max(EVAL_SCALE * float(load_evaluation().weights[FEATURES.index("captures")]), 1.0)

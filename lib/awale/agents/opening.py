@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Optional, Tuple
 
+from ..clock import Clock
 from ..game import Game
 from .base import Agent, Param, parse, register, seed_param
 
@@ -85,6 +86,15 @@ class OpeningAgent(Agent):
     def replayable(self) -> bool:
         """Whether the inner agent replays move for move (the opening itself always does)."""
         return self._inner.replayable
+
+    @property
+    def clock(self) -> Optional[Clock]:
+        """The inner agent's clock, if it plays under one."""
+        return self._inner.clock
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """Tell the inner agent its time (its clock runs during the opening too)."""
+        self._inner.observe_clock(remaining, increment)
 
     def reset(self) -> None:
         """Reset the inner agent."""

@@ -5,7 +5,10 @@ Two checks, from the cheapest:
 * **Rules.**  Every stored move list is played through :class:`~awale.game.Game`
   under the stored rules: each move must be legal, the game must end exactly
   at the last move (or at the rules' ply cap), and the stored winner, scores
-  and number of plies must be those the rules give.
+  and number of plies must be those the rules give.  A game under a clock
+  (an agent ``clocked(...)``, see :mod:`awale.agents.clocked`) may instead
+  stop before its end, lost on time by the side to move: its winner must
+  then be the other side, and its scores the captures at that point.
 * **Replay.**  A game is a pure function of its key (agent specs, match
   seed, rules: see :func:`awale.match.play`), so playing the key again must
   give the same moves, winner and scores, bit for bit.  Games whose agents
@@ -20,6 +23,7 @@ that fails either check is reported, never skipped.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import os
 from typing import Any, List, Mapping, Optional, Union
 
@@ -30,7 +34,7 @@ from ..game import Game, IllegalActionError
 from ..match import play
 from .store import Store, decode_moves, rules_from_text
 
-__all__ = ["Mismatch", "VerifyReport", "check_rules", "check_replay", "time_based", "verify"]
+__all__ = ["Mismatch", "VerifyReport", "check_rules", "check_replay", "time_based", "clocked", "verify"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +92,12 @@ def time_based(spec: str) -> bool:
     return not parse(spec).replayable
 
 
+@functools.lru_cache(maxsize=1024)
+def clocked(spec: str) -> bool:
+    """Whether the agent of ``spec`` plays under a clock (and may lose on time)."""
+    return parse(spec).clock is not None
+
+
 def check_rules(row: Mapping[str, Any]) -> Optional[str]:
     """Play a stored game's moves through the rules; None if it is consistent, else what is wrong.
 
@@ -104,10 +114,13 @@ def check_rules(row: Mapping[str, Any]) -> Optional[str]:
             game, _, _ = game.step(action)
         except IllegalActionError as error:
             return f"move {ply + 1} ({action}) is illegal: {error}"
+    winner = game.winner
     if not game.game_finished:
-        return f"the game is not over after the {len(moves)} stored moves"
+        if not clocked(row[("south", "north")[game.current_player]]):  # only a side with a clock loses on time
+            return f"the game is not over after the {len(moves)} stored moves"
+        winner = 1 - game.current_player  # lost on time by the side to move
     stored = (_winner(row["winner"]), (int(row["south_score"]), int(row["north_score"])), int(row["plies"]))
-    found = (game.winner, tuple(game.captures), game.plies)
+    found = (winner, tuple(game.captures), game.plies)
     if stored != found:
         return f"stored winner, scores and plies {stored}, the rules give {found}"
     return None

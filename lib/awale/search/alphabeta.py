@@ -64,7 +64,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time as _time
-from typing import Dict, Iterable, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -77,8 +77,8 @@ from ..engine import DRAW, ONGOING, advance, game_arrays
 from ..rules import Rules, as_rules
 
 __all__ = [
-    "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "solve", "result",
-    "action_values", "Workspace", "Line",
+    "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "Iteration",
+    "TimePlan", "solve", "result", "action_values", "Workspace", "Line",
 ]
 
 #: Base score of a won game (plus the capture difference).
@@ -489,6 +489,29 @@ class SearchResult:
     probes: int = 0
 
 
+@dataclasses.dataclass(frozen=True)
+class Iteration:
+    """A completed iteration of iterative deepening, as :meth:`AlphaBeta.search` shows it to a time plan.
+
+    Attributes:
+        depth: the iteration's depth.
+        value: the value it found for the player to move.
+        best_actions: the actions of that value, ascending.
+        seconds: the time since the search began, at the end of this iteration.
+        cost: the time this iteration took.
+    """
+
+    depth: int
+    value: int
+    best_actions: Tuple[int, ...]
+    seconds: float
+    cost: float
+
+
+#: A time plan: given the iterations completed so far, the seconds the whole search may take (from its start).
+TimePlan = Callable[[Sequence[Iteration]], float]
+
+
 def _growth(last: float, previous: float) -> float:
     """How much longer the next iteration of iterative deepening is predicted to take than the last one.
 
@@ -719,7 +742,8 @@ class AlphaBeta:
         return {action: int(v) for action, v in zip(game.legal_actions, values)}
 
     def search(
-        self, game: Game, depth: Optional[int] = None, time: Optional[float] = None, nodes: Optional[int] = None
+        self, game: Game, depth: Optional[int] = None, time: Optional[float] = None, nodes: Optional[int] = None,
+        plan: Optional[TimePlan] = None,
     ) -> SearchResult:
         """The best actions of ``game`` by iterative deepening.
 
@@ -737,9 +761,16 @@ class AlphaBeta:
                 the growth of the last two) to overrun the nodes left, and
                 one that overruns is abandoned when they are spent.  Unlike
                 a time, a node budget gives the same result on every machine.
+            plan: with ``time``, a :data:`TimePlan` that sets the time of
+                this search as it goes (:mod:`awale.agents.timing`): after
+                each completed iteration it is given the iterations so far
+                and returns the seconds the search may take from its start.
+                No iteration starts that is predicted to end after that
+                (none at all if it is already past), while ``time`` stays
+                the hard limit at which an iteration is abandoned.
 
         Raises:
-            ValueError: a bad game, depth, time or node budget.
+            ValueError: a bad game, depth, time, node budget or plan.
         """
         self._check(game)
         limit = _check_depth(depth)
@@ -750,6 +781,8 @@ class AlphaBeta:
             if isinstance(nodes, bool) or not isinstance(nodes, (int, np.integer)) or not 1 <= nodes <= MAX_NODES:
                 raise ValueError(f"nodes must be an integer from 1 to {MAX_NODES}, got {nodes!r}")
             nodes = int(nodes)
+        if plan is not None and (time is None or not callable(plan)):
+            raise ValueError(f"a time plan must be a callable given with a time, got {plan!r} with time={time!r}")
         start = _time.perf_counter()
         self._start()
         if time is None and nodes is None and depth is None:
@@ -760,13 +793,15 @@ class AlphaBeta:
         last = previous = 0.0  # the times of the last two iterations
         spent = spent_before = 0  # the nodes of the last two iterations
         rate = 0.0  # nodes per second in the last iteration
+        soft = time  # the time the search may take, as the plan sets it
+        done = []  # the iterations completed, for the plan
         for iteration in schedule:
             budget = _UNLIMITED
             if found is not None and time is not None:
-                left = start + time - _time.perf_counter()
-                if left <= last * _growth(last, previous):
-                    break  # the next iteration would not finish
-                budget = max(1, min(int(rate * left), _UNLIMITED))  # abandon it at the deadline
+                now = _time.perf_counter()
+                if soft is not None and start + soft - now <= last * _growth(last, previous):
+                    break  # the next iteration would not finish in time
+                budget = max(1, min(int(rate * (start + time - now)), _UNLIMITED))  # abandon it at the deadline
             if found is not None and nodes is not None:
                 left_nodes = nodes - int(self._ctl[_NODES])
                 if left_nodes <= spent * _growth(spent, spent_before):
@@ -783,6 +818,9 @@ class AlphaBeta:
             found = (value, best, None if exact else iteration, exact)
             if exact:
                 break
+            if plan is not None:
+                done.append(Iteration(iteration, int(value), best, _time.perf_counter() - start, last))
+                soft = min(float(plan(done)), time)
         value, best, reached, exact = found
         return SearchResult(value, best, reached, exact, self.nodes, _time.perf_counter() - start, self.probes)
 

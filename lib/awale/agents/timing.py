@@ -1,0 +1,277 @@
+"""Time well spent: how an αβ agent with ``manage=True`` divides its time among the moves of a game.
+
+``champion(time=0.1)`` searches every move for 0.1 s (its iterative deepening
+stops before an iteration predicted not to end by then).
+``champion(time=0.1, manage=True)`` aims at 0.1 s a move *on average over the
+game* and decides each move's time as engine testers' programs do (Stockfish's
+``TimeManagement`` and its ``bestMoveInstability`` and ``fallingEval``
+factors are the model):
+
+1. **A bank.**  Each searched move adds the nominal time (``time``) to a bank
+   of the game and takes from it the time the search took; the bank is
+   spread over the next :data:`BANK_MOVES` moves, so a move saved is spent
+   later and a move overspent repaid.  Moves the search does not make (the
+   opening book's, the endgame database's, the only legal move) neither add
+   nor take.  The bank empties when the agent is reset, before every game.
+2. **The phase.**  A move's target is the nominal time weighted by the
+   share of the seeds still on the board (:data:`PHASE_WEIGHTS`): less in
+   the opening, which the book and the shallow searches of few captures
+   settle, more in the middle game where the results are decided, less
+   in the ending, which a short search (or the database) solves.
+3. **Tactics.**  When either side can capture at least
+   :data:`TACTICAL_SEEDS` seeds at once, an exchange is pending and the
+   target is extended by :data:`TACTICAL_EXTENSION`.
+4. **Stability of the best move** (:func:`soft_time`, the search's
+   :data:`~awale.search.alphabeta.TimePlan`).  After each iteration of
+   iterative deepening the time of the move is set again: cut to
+   :data:`SETTLED_SHARE` of the target once the best move has stayed the
+   same for :data:`SETTLED_DEPTHS` iterations, its value within
+   :data:`STABLE_SEEDS` seeds from one to the next, from depth
+   :data:`SETTLED_MIN_DEPTH` on (or at once when a win or loss is
+   proved); extended by :data:`CHANGE_EXTENSION` when the best move changed
+   at the last depth, and by :data:`DROP_EXTENSION` when its value fell by
+   :data:`DROP_SEEDS` seeds or more.
+5. **Limits.**  The target is kept within :data:`MIN_SHARE` and
+   :data:`MAX_SHARE` nominal times, and no move takes more than
+   :data:`HARD_LIMIT` nominal times: the search abandons an iteration
+   there.
+
+Under a clock (:class:`awale.clock.Clock`, told to the agent by
+:meth:`awale.agents.Agent.observe_clock` before each of its moves) the clock
+is the bank: the nominal time of a move is the time left (less
+:data:`CLOCK_RESERVE`) over the moves expected to remain, one for each seed on
+the board and at least :data:`CLOCK_MIN_MOVES`, plus the increment, and no
+move takes more than :data:`CLOCK_MAX_SHARE` of the time left.  The agent's
+``time`` is then not used.
+
+The values of the search are in its points (a seed each without an
+evaluation; :data:`~awale.search.alphabeta.EVAL_SCALE` points per unit of the
+evaluation's logit with one): the margins are given in seeds and turned into
+points by the agent's ``points_per_seed``.
+
+The constants are first guesses, chosen so that the phase weights average
+about 1 over a typical game of the champion and the extensions stay within
+the hard limit; they are to be kept or changed by the SPRT against the fixed
+split (the thesis's method chapter).
+
+References:
+    Stockfish, ``src/timeman.cpp`` and the time checks of ``src/search.cpp``
+    (``Search::Worker::iterative_deepening``), https://github.com/official-stockfish/Stockfish .
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import Optional, Sequence, Tuple
+
+import numpy as np
+
+from ..engine import game_arrays
+from ..evaluation import moves_and_best_capture
+from ..game import Game
+from ..search.alphabeta import WIN, Iteration
+
+__all__ = [
+    "TimeManager", "Allowance", "soft_time", "phase_weight", "is_tactical",
+    "PHASE_WEIGHTS", "TACTICAL_SEEDS", "TACTICAL_EXTENSION", "BANK_MOVES", "MIN_SHARE", "MAX_SHARE", "HARD_LIMIT",
+    "SETTLED_DEPTHS", "SETTLED_MIN_DEPTH", "SETTLED_SHARE", "STABLE_SEEDS", "CHANGE_EXTENSION", "DROP_EXTENSION",
+    "DROP_SEEDS", "CLOCK_MIN_MOVES", "CLOCK_RESERVE", "CLOCK_MAX_SHARE", "MIN_SECONDS",
+]
+
+#: The weight of a move's nominal time by the share of the seeds on the board, ``(share, weight)`` points
+#: interpolated linearly: 0.7 in the opening (all seeds on the board), 1.2 to 1.3 in the middle game (from 70 % down
+#: to 40 % of the seeds), 0.7 at a quarter of the seeds and 0.5 with none.
+PHASE_WEIGHTS: Tuple[Tuple[float, float], ...] = ((0.0, 0.5), (0.25, 0.7), (0.4, 1.2), (0.7, 1.3), (1.0, 0.7))
+
+#: A capture of at least this many seeds, open to either side, makes the position tactical.
+TACTICAL_SEEDS = 4
+
+#: The extension of the target in a tactical position.
+TACTICAL_EXTENSION = 1.25
+
+#: The bank (savings or debt) is spread over this many moves.
+BANK_MOVES = 10
+
+#: The target of a move is at least this share of the nominal time...
+MIN_SHARE = 0.25
+
+#: ... and at most this many nominal times (before the extensions of the search).
+MAX_SHARE = 2.0
+
+#: No move takes more than this many nominal times: the search abandons an iteration there.
+HARD_LIMIT = 3.0
+
+#: The best move is settled when it has been the same for this many iterations in a row...
+SETTLED_DEPTHS = 4
+
+#: ... the last of them at least this deep...
+SETTLED_MIN_DEPTH = 6
+
+#: ... and its value moved by at most this many seeds from each iteration to the next.
+STABLE_SEEDS = 1.0
+
+#: A settled move takes this share of its target.
+SETTLED_SHARE = 0.4
+
+#: The extension when the best move changed at the last iteration.
+CHANGE_EXTENSION = 1.7
+
+#: The extension when the value fell by at least :data:`DROP_SEEDS` seeds at the last iteration.
+DROP_EXTENSION = 1.5
+
+#: A fall of the value that asks for more time, in seeds.
+DROP_SEEDS = 3.0
+
+#: Under a clock, the moves expected to remain: one for each seed on the board, and at least this many.
+CLOCK_MIN_MOVES = 20
+
+#: Under a clock, seconds kept aside for what the search does not measure (the agent's own work, the game's).
+CLOCK_RESERVE = 0.05
+
+#: Under a clock, no move takes more than this share of the time left (above the reserve).
+CLOCK_MAX_SHARE = 0.5
+
+#: The least time given to a search (the search needs a positive time).
+MIN_SECONDS = 0.001
+
+
+def phase_weight(game: Game) -> float:
+    """The weight of the nominal time in ``game``'s phase (:data:`PHASE_WEIGHTS`, by the seeds on the board)."""
+    share = sum(game.pits) / game.rules.total_seeds
+    shares, weights = zip(*PHASE_WEIGHTS)
+    return float(np.interp(share, shares, weights))
+
+
+def is_tactical(game: Game) -> bool:
+    """Whether either side could capture at least :data:`TACTICAL_SEEDS` seeds at once in ``game``.
+
+    The opponent's capture is counted as if it were to move: a threat the mover must answer.
+    """
+    state = game_arrays(game).state
+    params = game.rules.params
+    work = np.zeros(2 * len(state), dtype=np.int64)
+    replies = np.zeros(game.rules.pits_per_side, dtype=np.int64)
+    mover = game.current_player
+    return any(
+        moves_and_best_capture(state, params, player, work, replies)[1] >= TACTICAL_SEEDS
+        for player in (mover, 1 - mover)
+    )
+
+
+def soft_time(target: float, limit: float, iterations: Sequence[Iteration], points_per_seed: float = 1.0) -> float:
+    """The time a search may take, from its start, after ``iterations`` (step 4 of the module's policy).
+
+    Args:
+        target: the move's target time in seconds.
+        limit: its hard limit; the result is at most this.
+        iterations: the iterations completed so far, the last one last (at least one).
+        points_per_seed: the search's points per seed, to read the value margins.
+
+    Returns:
+        Seconds from the search's start: the elapsed time or less means stop now.
+    """
+    last = iterations[-1]
+    if abs(last.value) >= WIN:
+        return 0.0  # a proved win or loss: nothing to gain from searching deeper
+    factor = 1.0
+    if len(iterations) >= 2:
+        previous = iterations[-2]
+        if set(last.best_actions) != set(previous.best_actions):
+            factor *= CHANGE_EXTENSION
+        elif _settled(iterations, STABLE_SEEDS * points_per_seed):
+            factor *= SETTLED_SHARE
+        if previous.value - last.value >= DROP_SEEDS * points_per_seed:
+            factor *= DROP_EXTENSION
+    return min(target * factor, limit)
+
+
+def _settled(iterations: Sequence[Iteration], margin: float) -> bool:
+    """The last :data:`SETTLED_DEPTHS` iterations agree on the best move and nearly on its value, deep enough."""
+    if len(iterations) < SETTLED_DEPTHS or iterations[-1].depth < SETTLED_MIN_DEPTH:
+        return False
+    recent = iterations[-SETTLED_DEPTHS:]
+    best = set(recent[-1].best_actions)
+    return all(set(it.best_actions) == best for it in recent) and all(
+        abs(a.value - b.value) <= margin for a, b in zip(recent, recent[1:])
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Allowance:
+    """The time of one move: what it aims at and what it may not pass.
+
+    Attributes:
+        nominal: the nominal time of the move (``time``, or the clock's share).
+        target: the time aimed at before the search's own adjustments.
+        limit: the hard limit, the search's ``time``.
+        tactical: whether the target was extended for a pending capture.
+        points_per_seed: the search's points per seed (for :func:`soft_time`).
+    """
+
+    nominal: float
+    target: float
+    limit: float
+    tactical: bool
+    points_per_seed: float = 1.0
+
+    def plan(self, iterations: Sequence[Iteration]) -> float:
+        """The search's :data:`~awale.search.alphabeta.TimePlan`: :func:`soft_time` of this move."""
+        return soft_time(self.target, self.limit, iterations, self.points_per_seed)
+
+
+class TimeManager:
+    """The time of each move of one agent over a game (the module's policy); one per agent, reset every game.
+
+    Args:
+        time: the nominal (mean) seconds a searched move.
+        points_per_seed: the search's points per seed (1 without an evaluation).
+
+    Raises:
+        ValueError: a time or ``points_per_seed`` that is not a positive finite number.
+    """
+
+    def __init__(self, time: float, points_per_seed: float = 1.0) -> None:
+        for name, value in (("time", time), ("points_per_seed", points_per_seed)):
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+                raise ValueError(f"time management: {name} must be a positive number, got {value!r}")
+        self.time = float(time)
+        self.points_per_seed = float(points_per_seed)
+        self.reset()
+
+    def reset(self) -> None:
+        """Empty the bank and forget the clock: a new game."""
+        self.bank = 0.0
+        self.clock: Optional[Tuple[float, float]] = None
+        self._pending: Optional[Allowance] = None
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """Size the next move by a clock: ``remaining`` seconds left, ``increment`` added after the move."""
+        self.clock = (float(remaining), float(increment))
+
+    def allowance(self, game: Game) -> Allowance:
+        """The time of the move about to be searched in ``game`` (call :meth:`spent` after the search)."""
+        tactical = is_tactical(game)
+        weight = phase_weight(game) * (TACTICAL_EXTENSION if tactical else 1.0)
+        if self.clock is None:
+            nominal = self.time
+            target = min(max(nominal * weight + self.bank / BANK_MOVES, MIN_SHARE * nominal), MAX_SHARE * nominal)
+            limit = HARD_LIMIT * nominal
+        else:
+            remaining, increment = self.clock
+            usable = max(remaining - CLOCK_RESERVE, 0.0)
+            moves = max(CLOCK_MIN_MOVES, sum(game.pits))
+            nominal = usable / moves + increment
+            cap = CLOCK_MAX_SHARE * usable
+            target = min(max(nominal * weight, MIN_SHARE * nominal), MAX_SHARE * nominal, cap)
+            limit = min(HARD_LIMIT * nominal, cap)
+        limit = max(limit, MIN_SECONDS)
+        allowance = Allowance(nominal, max(min(target, limit), MIN_SECONDS), limit, tactical, self.points_per_seed)
+        self._pending = allowance
+        return allowance
+
+    def spent(self, seconds: float) -> None:
+        """Settle the move of the last :meth:`allowance` that took ``seconds`` (the bank, without a clock)."""
+        if self._pending is not None and self.clock is None:
+            self.bank += self._pending.nominal - float(seconds)
+        self._pending = None
