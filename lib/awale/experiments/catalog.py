@@ -329,11 +329,10 @@ FACTORIAL_REFERENCE = "uct + evaluation"
 
 #: The budgets of the cells of ``factorial`` against :data:`FACTORIAL_REFERENCE` at :data:`FACTORIAL_MS` ms
 #: (αβ's nodes), each refitted on its own games: every stored game of a cell replayed on idle cores
-#: (``calibrate factorial --replay all``); where one side took more than 10 % longer, the cell's time was
-#: measured at candidate budgets against the reference's, both playing the positions of 30 of those games in
-#: turn, and the cell played again at the budget that matched.  Scaling a budget by the ratio of times is not
-#: enough here: a node budget spent by iterative deepening buys whole iterations, so time per move grows with
-#: the budget in steps.  (The history of each refit is in ``data/README.md``.)
+#: (``calibrate factorial --replay all``); where one side took more than 10 % longer, the cell's budget was
+#: scaled by the ratio of the times, or chosen among candidates timed against the reference on the positions
+#: of 30 of those games (``data/curves/budget_on_games.py``), and the cell played again and replayed in full:
+#: a new budget plays other games, whose cost per node differs.  (Each refit is in ``data/README.md``.)
 FACTORIAL_BUDGETS: Dict[str, int] = {
     "αβ": 42000,
     "αβ + quiescence": 33000,
