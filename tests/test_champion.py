@@ -19,9 +19,12 @@ def test_the_shipped_book_answers_the_opening():
 def test_without_the_book_it_plays_the_evaluated_search():
     game = Game().step(2)[0].step(3)[0]
     for depth in (3, 6):
-        ours = parse(f"champion(depth={depth}, book=False, seed=4)").act(game)
-        search = parse(f"minimax(depth={depth}, evaluation=True, quiescence={QUIESCENCE}, seed=4)").act(game)
-        assert ours == search
+        for quiescence in (QUIESCENCE, 0, 2):
+            given = "" if quiescence == QUIESCENCE else f", quiescence={quiescence}"
+            ours = parse(f"champion(depth={depth}, book=False, seed=4{given})")
+            search = parse(f"minimax(depth={depth}, evaluation=True, quiescence={quiescence}, seed=4)")
+            assert ours.act(game) == search.act(game)
+            assert ours._search.last_search.nodes == search.last_search.nodes  # the same search, node for node
 
 
 def test_depth_games_are_reproducible():
@@ -38,6 +41,7 @@ def test_depth_games_are_reproducible():
     ("champion(depth=0)", "at least 1"),
     ("champion(time=-1)", "at least"),
     ("champion(book=1)", "True or False"),
+    ("champion(quiescence=-1)", "at least 0"),
 ])
 def test_bad_options(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -51,3 +55,6 @@ def test_specs():
     for spec in ("champion(depth=8)", "champion(time=None, depth=8)"):
         assert str(parse(spec)) == "champion(depth=8)" and parse(str(parse(spec))) == parse(spec)
     assert str(parse("champion(depth=11, endgame='15', book=False)")) == "champion(depth=11, book=False, endgame='15')"
+    # The default quiescence is left out, so every stored champion's spec means what it meant.
+    assert str(parse(f"champion(nodes=35000, quiescence={QUIESCENCE})")) == "champion(nodes=35000)"
+    assert str(parse("champion(nodes=35000, quiescence=0)")) == "champion(nodes=35000, quiescence=0)"
