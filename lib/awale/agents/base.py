@@ -20,8 +20,8 @@ from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 from ..clock import Clock
 from ..game import Game
 
-__all__ = ["Agent", "Param", "register", "parse", "canonical_spec", "registry", "budget_params", "seed_param",
-           "check_budget", "MAX_SPEC_LENGTH", "MAX_SECONDS"]
+__all__ = ["Agent", "WrapperAgent", "Param", "register", "parse", "canonical_spec", "registry", "budget_params",
+           "seed_param", "check_budget", "MAX_SPEC_LENGTH", "MAX_SECONDS"]
 
 _REGISTRY: Dict[str, Type["Agent"]] = {}
 
@@ -196,6 +196,62 @@ class Agent:
 
     def __hash__(self) -> int:
         return hash(self.spec)
+
+
+class WrapperAgent(Agent):
+    """An agent that plays through another, named by the spec in its parameter ``agent``: a game's condition.
+
+    The openings (:mod:`awale.agents.opening`) and the clocks (:mod:`awale.agents.clocked`) are such
+    conditions: written into a side's spec, they make part of a stored game's key.  The wrapper's ``seed`` is
+    passed to the inner agent, if it has one, so that :func:`awale.match.play`, which replaces the seed of
+    each side, seeds the inner agent exactly as it would seed it alone.  Everything not overridden is the
+    inner agent's: its moves, threads, replayability, clock, resets and what it is shown.
+    """
+
+    def _wrap(self, inner: Agent) -> None:
+        """Keep ``inner`` (seeded with this agent's seed) and its canonical spec as the ``agent`` parameter."""
+        self.agent = self._values["agent"] = inner.spec  # canonical, as the store keeps specs
+        if any(p.name == "seed" for p in inner.params):
+            inner = inner.replace(seed=self.seed)
+        self._inner = inner
+
+    @property
+    def inner(self) -> Agent:
+        """The agent that plays (seeded with this agent's ``seed``)."""
+        return self._inner
+
+    @property
+    def threads(self) -> int:
+        """The threads the inner agent searches on (1 for agents without threads)."""
+        return getattr(self._inner, "threads", 1)
+
+    @property
+    def replayable(self) -> bool:
+        """Whether the inner agent replays move for move."""
+        return self._inner.replayable
+
+    @property
+    def clock(self) -> Optional[Clock]:
+        """The inner agent's clock, if it plays under one."""
+        return self._inner.clock
+
+    def reset(self) -> None:
+        """Reset the inner agent."""
+        inner: Optional[Agent] = getattr(self, "_inner", None)
+        if inner is not None:
+            inner.reset()
+
+    def observe(self, game: Game) -> None:
+        """Show the inner agent a position it does not choose."""
+        self._inner.observe(game)
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """Tell the inner agent its time."""
+        self._inner.observe_clock(remaining, increment)
+
+    def act(self, game: Game) -> int:
+        """The inner agent's action."""
+        return self._inner.act(game)
 
 
 def register(cls: Type[Agent]) -> Type[Agent]:

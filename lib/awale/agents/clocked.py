@@ -21,24 +21,23 @@ False).
 
 from __future__ import annotations
 
-from typing import Optional, Union
+from typing import Union
 
 from ..clock import Clock
-from ..game import Game
-from .base import Agent, Param, parse, register, seed_param
+from .base import Agent, Param, WrapperAgent, parse, register, seed_param
 from .opening import OpeningAgent
 
 __all__ = ["ClockedAgent", "with_clock"]
 
 
 @register
-class ClockedAgent(Agent):
+class ClockedAgent(WrapperAgent):
     """Plays as the agent ``agent``, under the clock ``tc`` (``BASE+INCREMENT`` in seconds, testers' notation).
 
     Spec: ``clocked(agent='champion(time=0.1, manage=True)', tc='60+0.5')``.
 
     The agent's ``seed`` is passed to the inner agent (if it has one), as
-    :class:`~awale.agents.opening.OpeningAgent` does.  The inner agent may not
+    every :class:`~awale.agents.base.WrapperAgent` does.  The inner agent may not
     have a clock of its own, nor be an opening: an opening wraps a clocked
     agent (``opening(agent="clocked(...)", moves=...)``), not the reverse, so
     that each game has one spelling.
@@ -65,15 +64,7 @@ class ClockedAgent(Agent):
                              "opening(agent=\"clocked(...)\", moves=...)")
         self._clock = Clock.parse(self.tc)
         self.tc = self._values["tc"] = str(self._clock)  # canonical, as the store keeps specs
-        self.agent = self._values["agent"] = inner.spec
-        if any(p.name == "seed" for p in inner.params):
-            inner = inner.replace(seed=self.seed)
-        self._inner = inner
-
-    @property
-    def inner(self) -> Agent:
-        """The agent that plays (seeded with this agent's ``seed``)."""
-        return self._inner
+        self._wrap(inner)
 
     @property
     def clock(self) -> Clock:
@@ -81,32 +72,9 @@ class ClockedAgent(Agent):
         return self._clock
 
     @property
-    def threads(self) -> int:
-        """The threads the inner agent searches on (1 for agents without threads)."""
-        return getattr(self._inner, "threads", 1)
-
-    @property
     def replayable(self) -> bool:
         """False: a game under a clock depends on the machine's speed (a move's time, a loss on time)."""
         return False
-
-    def reset(self) -> None:
-        """Reset the inner agent."""
-        inner: Optional[Agent] = getattr(self, "_inner", None)
-        if inner is not None:
-            inner.reset()
-
-    def observe(self, game: Game) -> None:
-        """Show the inner agent a position it does not choose."""
-        self._inner.observe(game)
-
-    def observe_clock(self, remaining: float, increment: float) -> None:
-        """Tell the inner agent its time."""
-        self._inner.observe_clock(remaining, increment)
-
-    def act(self, game: Game) -> int:
-        """The inner agent's action."""
-        return self._inner.act(game)
 
 
 def with_clock(agent: Union[Agent, str], clock: Union[Clock, str]) -> Agent:

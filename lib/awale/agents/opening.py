@@ -17,11 +17,10 @@ every other game.  Both sides of such a game carry the same ``moves``.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Tuple
 
-from ..clock import Clock
 from ..game import Game
-from .base import Agent, Param, parse, register, seed_param
+from .base import Param, WrapperAgent, parse, register, seed_param
 
 __all__ = ["OpeningAgent", "MAX_OPENING_PLIES", "split_opening"]
 
@@ -30,7 +29,7 @@ MAX_OPENING_PLIES = 40
 
 
 @register
-class OpeningAgent(Agent):
+class OpeningAgent(WrapperAgent):
     """Plays the actions of ``moves`` while the game is within them, then the agent ``agent``.
 
     Spec: ``opening(agent='uct(iterations=1000)', moves='2514')``.
@@ -67,40 +66,7 @@ class OpeningAgent(Agent):
             raise ValueError(f"opening: moves holds at most {MAX_OPENING_PLIES} plies, got {len(self.moves)}")
         if any(c not in "012345" for c in self.moves):
             raise ValueError(f"opening: moves must be digits 0 to 5, one per ply, got {self.moves!r}")
-        self.agent = self._values["agent"] = inner.spec  # canonical, as the store keeps specs
-        if any(p.name == "seed" for p in inner.params):
-            inner = inner.replace(seed=self.seed)
-        self._inner = inner
-
-    @property
-    def inner(self) -> Agent:
-        """The agent that plays after the opening (seeded with this agent's ``seed``)."""
-        return self._inner
-
-    @property
-    def threads(self) -> int:
-        """The threads the inner agent searches on (1 for agents without threads)."""
-        return getattr(self._inner, "threads", 1)
-
-    @property
-    def replayable(self) -> bool:
-        """Whether the inner agent replays move for move (the opening itself always does)."""
-        return self._inner.replayable
-
-    @property
-    def clock(self) -> Optional[Clock]:
-        """The inner agent's clock, if it plays under one."""
-        return self._inner.clock
-
-    def observe_clock(self, remaining: float, increment: float) -> None:
-        """Tell the inner agent its time (its clock runs during the opening too)."""
-        self._inner.observe_clock(remaining, increment)
-
-    def reset(self) -> None:
-        """Reset the inner agent."""
-        inner: Optional[Agent] = getattr(self, "_inner", None)
-        if inner is not None:
-            inner.reset()
+        self._wrap(inner)
 
     def act(self, game: Game) -> int:
         """The opening's action at this ply, or the inner agent's after the opening.
