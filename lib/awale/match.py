@@ -21,7 +21,7 @@ from .clock import Clock
 from .game import PLAYERS, Game, IllegalActionError
 from .rules import Rules, as_rules
 
-__all__ = ["MatchRecord", "play", "fresh_agents", "Clock"]
+__all__ = ["MatchRecord", "play", "fresh_agents", "warm_up", "Clock"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -116,7 +116,7 @@ def play(
     left = [None if c is None else c.base for c in clocks]
     for spec, timed in zip(given, clocks):
         if timed is not None:
-            _warm(spec, rules)
+            warm_up(spec, rules)
 
     game = Game(rules)
     moves = []
@@ -178,15 +178,15 @@ def fresh_agents(agents: Tuple[Union[Agent, str], Union[Agent, str]], seed: int)
     return fresh[0], fresh[1]
 
 
-#: The agents (spec, rules) that have made an untimed move in this process (:func:`_warm`).
+#: The agents (spec, rules) that have made an untimed move in this process (:func:`warm_up`).
 _WARM: Set[Tuple[str, Rules]] = set()
 
-#: The plies played (each side's first legal action) to reach the position of :func:`_warm`: past the opening book.
+#: The plies played (each side's first legal action) to reach the position of :func:`warm_up`: past the opening book.
 _WARM_PLIES = 8
 
 
-def _warm(spec: str, rules: Rules) -> None:
-    """Make one untimed move with a copy of ``spec``, once per process, before its first game under a clock.
+def warm_up(spec: str, rules: Rules) -> None:
+    """Make one untimed move with a copy of ``spec``, once per process, before its first timed game.
 
     The first move of an agent in a process compiles its kernels (or loads them from numba's cache) and loads
     its evaluation or database: work of the process, not of the game, which a clock must not charge (engine

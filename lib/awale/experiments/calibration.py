@@ -45,7 +45,7 @@ import dataclasses
 import os
 import re
 import time
-from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -53,7 +53,7 @@ from ..agents import Agent, parse
 from ..agents.endgame import endgame_database
 from ..agents.opening import split_opening
 from ..game import Game
-from ..match import fresh_agents
+from ..match import fresh_agents, warm_up
 from .store import decode_moves, load, rules_from_text
 
 if TYPE_CHECKING:
@@ -371,17 +371,6 @@ def rescaled(spec: str, factor: float) -> Optional[str]:
 #: One stored game to replay: South's and North's specs as stored, the match seed, the rules, the moves.
 _StoredGame = Tuple[str, str, int, str, bytes]
 
-#: Agents (specs without an opening) that have made one untimed move in this process (:func:`_warm`).
-_WARM: Set[Tuple[str, str]] = set()
-
-
-def _warm(spec: str, rules: str) -> None:
-    """Make one untimed move with ``spec`` from the start, once per process: compiled code and databases loaded."""
-    if (spec, rules) not in _WARM:
-        parse(spec).act(Game(rules=rules_from_text(rules)))
-        _WARM.add((spec, rules))
-
-
 def _replay_game(stored: _StoredGame) -> Dict[str, Tuple[float, float, int]]:
     """Replay one stored game, checking every move; each side's wall and CPU seconds and moves, its opening left out.
 
@@ -392,7 +381,7 @@ def _replay_game(stored: _StoredGame) -> Dict[str, Tuple[float, float, int]]:
     (south, line), (north, _) = split_opening(south_spec), split_opening(north_spec)
     specs = (south, north)
     for spec in specs:
-        _warm(spec, rules)
+        warm_up(spec, rules_from_text(rules))
     players = fresh_agents((south_spec, north_spec), int(seed))
     timed = {spec: [0.0, 0.0, 0] for spec in specs}
     game = Game(rules=rules_from_text(rules))
