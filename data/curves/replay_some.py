@@ -36,13 +36,8 @@ def main() -> None:
     found = cal.replay_times(args.store, chosen, None, workers=args.workers, progress=True,
                              report=lambda line: print(line, flush=True))
     with open(args.out, "a", newline="") as handle:
-        writer = csv.writer(handle)
-        for t in found:
-            writer.writerow([exp.name, t.agent, t.opponent, t.games, f"{1000 * t.agent_cpu:.3f}",
-                             f"{1000 * t.opponent_cpu:.3f}", f"{t.ratio:.3f}", f"{1000 * t.agent_wall:.3f}",
-                             f"{1000 * t.opponent_wall:.3f}", cal.equal_time(t.agent_cpu, t.opponent_cpu), stamp,
-                             t.moves])
-
+        rows = [t.row(exp.name, stamp) for t in found]
+        csv.DictWriter(handle, fieldnames=list(rows[0])).writerows(rows)
 
 if __name__ == "__main__":
     main()

@@ -594,14 +594,9 @@ def _replay_times(chosen: List[ex.Experiment], path: str, games: Optional[int], 
         except ValueError as error:
             raise _Failure(str(error), status=1) from None
         for t in measured:
-            equal = cal.equal_time(t.agent_cpu, t.opponent_cpu)
-            if not equal:
+            rows.append(t.row(exp.name, stamp))
+            if not rows[-1]["equal_time"]:
                 uneven.append(t)
-            rows.append(dict(experiment=exp.name, agent=t.agent, opponent=t.opponent, games=t.games,
-                             agent_ms=f"{1000 * t.agent_cpu:.3f}", opponent_ms=f"{1000 * t.opponent_cpu:.3f}",
-                             ratio=f"{t.ratio:.3f}", agent_wall_ms=f"{1000 * t.agent_wall:.3f}",
-                             opponent_wall_ms=f"{1000 * t.opponent_wall:.3f}",
-                             equal_time=equal, replayed=stamp, moves=t.moves))
     print()
     print(_table(["experiment", "agent", "opponent", "games", "agent ms", "opponent ms", "ratio", "equal time"],
                  [[r["experiment"], r["agent"], r["opponent"], r["games"], r["agent_ms"], r["opponent_ms"], r["ratio"],

@@ -328,6 +328,14 @@ class PairTimes:
         """The agent's CPU time per move over the opponent's."""
         return self.agent_cpu / self.opponent_cpu
 
+    def row(self, experiment: str, replayed: str) -> Dict[str, object]:
+        """The times as a row of ``data/curves/replay.csv`` (milliseconds), for ``experiment`` replayed at ``replayed``."""
+        return dict(experiment=experiment, agent=self.agent, opponent=self.opponent, games=self.games,
+                    agent_ms=f"{1000 * self.agent_cpu:.3f}", opponent_ms=f"{1000 * self.opponent_cpu:.3f}",
+                    ratio=f"{self.ratio:.3f}", agent_wall_ms=f"{1000 * self.agent_wall:.3f}",
+                    opponent_wall_ms=f"{1000 * self.opponent_wall:.3f}",
+                    equal_time=equal_time(self.agent_cpu, self.opponent_cpu), replayed=replayed, moves=self.moves)
+
     def balanced(self) -> Tuple[Optional[str], Optional[str]]:
         """The agent's spec with the budget that matches the opponent's time on these games, and the reverse.
 
