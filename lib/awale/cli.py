@@ -1,4 +1,4 @@
-"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book``.
+"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book | sprt | ledger``.
 
 ::
 
@@ -18,6 +18,8 @@
     python -m awale book build --agent SPEC --plies D --out PATH
     python -m awale sprt A B --elo0 E0 --elo1 E1 [--alpha A --beta B] [--openings FILE] [--max-pairs N]
                     [--seed S] [--clock BASE+INC] [--store PATH] [--workers K | --scheduler ADDR]
+                    [--ledger IDEA [--ledger-file CSV]]
+    python -m awale ledger [--file CSV] [--check] [--store PATH]
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
@@ -73,6 +75,7 @@ def play(*args: Any, **kwargs: Any) -> Any:
 
 #: The store used when ``--store`` is not given: ``$AWALE_STORE``, else this path.
 DEFAULT_STORE = "data/experiments.sqlite"
+DEFAULT_LEDGER = "data/strength/ledger.csv"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -918,9 +921,26 @@ def _add_sprt(commands: Any) -> None:
     test.add_argument("--seed", type=_integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
     test.add_argument("--clock", type=_clock, default=None, metavar="BASE+INC",
                       help=_CLOCK_HELP + "; the test's games and its name in the store then name the clock")
+    test.add_argument("--ledger", metavar="IDEA",
+                      help="when the test stops, write its row (IDEA, the commit, the games, score, Elo, LLR, "
+                           f"verdict and both sides' time per move) into the ledger of ideas ({DEFAULT_LEDGER}); "
+                           "needs the library's openings")
+    test.add_argument("--ledger-file", default=DEFAULT_LEDGER, metavar="CSV",
+                      help=f"the ledger written by --ledger (default {DEFAULT_LEDGER})")
     _add_store(test)
     _add_cluster(test)
     test.set_defaults(handler=_sprt)
+    ledger = commands.add_parser(
+        "ledger",
+        help="the ledger of ideas tried on the champion: show it, or check it against the store",
+        description="Print the ledger of ideas (one SPRT each, written by 'sprt --ledger IDEA'): verdict, games, "
+        "Elo with its 95 %% interval and both sides' time per move. With --check, recompute every row from the "
+        "store's games and exit with status 1 if one disagrees.",
+    )
+    ledger.add_argument("--file", default=DEFAULT_LEDGER, metavar="CSV", help=f"the ledger (default {DEFAULT_LEDGER})")
+    ledger.add_argument("--check", action="store_true", help="recompute every row from the store")
+    _add_store(ledger)
+    ledger.set_defaults(handler=_ledger)
 
 
 def _sprt(args: argparse.Namespace) -> int:
@@ -936,6 +956,8 @@ def _sprt(args: argparse.Namespace) -> int:
         raise _Failure(f"cannot read the openings {source}: {error.strerror or error}") from None
     except ValueError as error:
         raise _Failure(str(error)) from None
+    if args.ledger is not None and args.openings is not None:
+        raise _Failure("--ledger records tests on the library's openings: leave out --openings", 2)
     path = args.store or _default_store()
     try:
         args.a, args.b = _clocked((args.a, args.b), args.clock)
@@ -970,14 +992,16 @@ def _sprt(args: argparse.Namespace) -> int:
         except sprt.SPRTInterrupted as interrupted:
             if live:
                 print(file=sys.stderr)
+            _write_ledger(args, test, store)
             raise _Failure(
                 f"interrupted: {interrupted.verdict.line()}; {interrupted.stored} games of the test are in {path}; "
                 "run the same command again to resume",
                 130,
             ) from None
-    if live:
-        print(file=sys.stderr)
-    print(verdict.conclusion())
+        if live:
+            print(file=sys.stderr)
+        print(verdict.conclusion())
+        _write_ledger(args, test, store)
     if verdict.beyond:
         _info(f"sprt: {verdict.beyond} games played after the deciding pair are stored but not counted")
     if verdict.failed:
@@ -985,6 +1009,45 @@ def _sprt(args: argparse.Namespace) -> int:
         _info(f"{PROG}: {len(verdict.failed)} game(s) failed and were not stored; the first: {key}: {message}")
         return 1
     return 0
+
+
+def _write_ledger(args: argparse.Namespace, test: Any, store: "ex.Store") -> None:
+    """With ``--ledger``, the test's row written into the ledger (see awale.experiments.ledger)."""
+    if args.ledger is None:
+        return
+    from .experiments import ledger
+
+    try:
+        row = ledger.entry(args.ledger, args.a, args.b, test, store, commit=ledger.commit_of(), seed=args.seed,
+                           check_every=args.check_every, max_pairs=args.max_pairs)
+        ledger.record(args.ledger_file, row)
+    except (OSError, ValueError) as error:
+        raise _Failure(f"cannot write the ledger {args.ledger_file}: {error}") from None
+    _info(f"sprt: ledger {args.ledger_file}: {row.idea}: {row.verdict} after {row.games} games, "
+          f"{row.a_ms:.1f} vs {row.b_ms:.1f} ms a move")
+
+
+def _ledger(args: argparse.Namespace) -> int:
+    from .experiments import ledger
+
+    try:
+        entries = ledger.read(args.file)
+    except (OSError, ValueError) as error:
+        raise _Failure(f"cannot read the ledger {args.file}: {error}") from None
+    rows = [(e.verdict, e.games, f"{e.score:.3f}", f"{e.elo:+.0f} [{e.elo_low:+.0f}, {e.elo_high:+.0f}]",
+             f"{e.llr:.2f}", f"{e.a_ms:.1f}/{e.b_ms:.1f}", e.commit, e.idea) for e in entries]
+    print(_table(("verdict", "games", "score", "Elo [95 %]", "LLR", "ms/move A/B", "commit", "idea"), rows))
+    if not args.check:
+        return 0
+    try:
+        with ex.Store(args.store or _default_store(), create=False) as store:
+            problems = ledger.check(args.file, store)
+    except ex.StoreError as error:
+        raise _Failure(str(error)) from None
+    for line in problems:
+        _info(line)
+    _info(f"ledger: {len(entries) - len(problems)} of {len(entries)} rows agree with the store")
+    return 1 if problems else 0
 
 
 # --------------------------------------------------------------------------- entry point

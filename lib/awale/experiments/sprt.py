@@ -550,7 +550,8 @@ def shuffled(openings: Sequence[str], seed: int = 0) -> Tuple[str, ...]:
     return tuple(openings[i] for i in order)
 
 
-def _wrap(spec: str, moves: str) -> str:
+def opening_spec(spec: str, moves: str) -> str:
+    """Agent ``spec`` playing its side's plies of the opening ``moves`` first: a side of a test's games."""
     return canonical_spec(f"opening(agent={spec!r}, moves={moves!r})")
 
 
@@ -571,7 +572,7 @@ def pair_keys(
     if not openings:
         raise ValueError("pairs need at least one opening")
     moves = openings[index % len(openings)]
-    first, second = _wrap(a, moves), _wrap(b, moves)
+    first, second = opening_spec(a, moves), opening_spec(b, moves)
     return (
         GameKey(first, second, derive_seed(seed, 2 * index), rules),
         GameKey(second, first, derive_seed(seed, 2 * index + 1), rules),

@@ -917,6 +917,26 @@ def bootstrap_ratings(
     return table
 
 
+def ms_per_move(games: pd.DataFrame, agent: str, opening_plies: int = 0) -> float:
+    """The mean thinking time of ``agent`` per move over its games in ``games`` (a store's frame), in ms.
+
+    ``agent`` is matched against the ``south`` and ``north`` specs.  South moves at the even plies
+    (``(plies + 1) // 2`` moves), North at the odd ones; the first ``opening_plies`` plies of every game
+    (an opening imposed by the experiment, played at once) are not counted as moves.  NaN without moves.
+    """
+    if isinstance(opening_plies, bool) or not isinstance(opening_plies, numbers.Integral) or opening_plies < 0:
+        raise ValueError(f"opening_plies must be a non-negative integer, got {opening_plies!r}")
+    seconds = moves = 0.0
+    for side, first in (("south", 0), ("north", 1)):
+        mine = games[games[side] == agent]
+        plies = mine["plies"].to_numpy()
+        # Moves of this side among plies first, first + 2, ... below ``plies``, minus those of the opening.
+        played = np.maximum(0, (plies - first + 1) // 2 - (opening_plies - first + 1) // 2)
+        seconds += float(mine[f"{side}_seconds"].sum())
+        moves += float(played.sum())
+    return 1000 * seconds / moves if moves else math.nan
+
+
 def elo(score: float) -> float:
     """The Elo difference of an expected score: ``400 log10(score / (1 - score))`` (±inf at 1 and 0)."""
     score = float(score)

@@ -1,0 +1,268 @@
+"""The ledger of ideas: every change meant to make the champion stronger, tried by an SPRT, kept only on H1.
+
+One row per test (``data/strength/ledger.csv`` in the thesis's repository): the idea in words, the commit
+of the code that played it, the two agents (the idea, then the champion it must beat), the test (bounds,
+error rates, seed, checkpoints) and what the store says of it: pairs and games, A's wins, draws and losses,
+score and logistic Elo with their 95 % intervals, LLR and verdict, and both agents' mean thinking time per
+move over the test's games (the four plies of each opening are not counted).
+
+``python -m awale sprt A B ... --ledger IDEA`` writes the row of its test when the test stops (a row of the
+same test is replaced, so a resumed test updates its row).  :func:`check` recomputes every row from the
+store; the thesis's tests run it, so the ledger cannot say more than the games.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import math
+import os
+import pathlib
+import subprocess
+import tempfile
+from typing import Dict, List, Optional, Sequence, Tuple, Union
+
+from . import stats
+from .runner import canonical_spec
+from .sprt import (
+    DEFAULT_CHECK_EVERY,
+    DEFAULT_MAX_PAIRS,
+    SPRT,
+    Verdict,
+    experiment_name,
+    opening_spec,
+    standard_openings,
+    stored_verdict,
+)
+from .store import Store
+
+__all__ = ["COLUMNS", "EQUAL_TIME", "Entry", "check", "commit_of", "entry", "read", "record"]
+
+#: The largest ratio of the two agents' mean times per move at which a test counts as played at equal time.
+EQUAL_TIME = 1.10
+
+#: The columns of the ledger, in order.
+COLUMNS = (
+    "idea", "commit", "a", "b", "elo0", "elo1", "alpha", "beta", "seed", "check_every", "max_pairs",
+    "pairs", "games", "wins", "draws", "losses", "score", "elo", "elo_low", "elo_high", "llr", "verdict",
+    "a_ms", "b_ms",
+)
+
+_TEST_COLUMNS = ("a", "b", "elo0", "elo1", "alpha", "beta", "seed", "check_every", "max_pairs")
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """A row of the ledger: an idea, its test and the test's outcome (see the module docstring).
+
+    ``verdict`` is ``H1`` (kept), ``H0`` (rejected), ``inconclusive`` (stopped at ``max_pairs``) or
+    ``running`` (not decided yet).  ``a_ms`` and ``b_ms`` are NaN before a game is stored.
+    """
+
+    idea: str
+    commit: str
+    a: str
+    b: str
+    elo0: float
+    elo1: float
+    alpha: float
+    beta: float
+    seed: int
+    check_every: int
+    max_pairs: int
+    pairs: int
+    games: int
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    elo: float
+    elo_low: float
+    elo_high: float
+    llr: float
+    verdict: str
+    a_ms: float
+    b_ms: float
+
+    @property
+    def test(self) -> SPRT:
+        return SPRT(self.elo0, self.elo1, self.alpha, self.beta)
+
+    @property
+    def time_ratio(self) -> float:
+        """A's mean time per move over B's."""
+        return self.a_ms / self.b_ms if self.b_ms > 0 else math.nan
+
+    @property
+    def equal_time(self) -> bool:
+        """Both agents' mean times per move within :data:`EQUAL_TIME` of each other."""
+        ratio = self.time_ratio
+        return math.isfinite(ratio) and 1 / EQUAL_TIME <= ratio <= EQUAL_TIME
+
+    def row(self) -> Dict[str, str]:
+        """The entry as a CSV row: numbers rounded as the ledger keeps them."""
+        values = dataclasses.asdict(self)
+        for name in ("score",):
+            values[name] = f"{values[name]:.4f}"
+        for name in ("elo", "elo_low", "elo_high", "a_ms", "b_ms"):
+            values[name] = f"{values[name]:.1f}"
+        values["llr"] = f"{values['llr']:.3f}"
+        for name in ("elo0", "elo1", "alpha", "beta"):
+            values[name] = f"{values[name]:g}"
+        return {name: str(values[name]) for name in COLUMNS}
+
+    def same_test(self, other: "Entry") -> bool:
+        """Whether two entries are rows of the same test (same agents, bounds, rates, seed and checkpoints)."""
+        return all(getattr(self, name) == getattr(other, name) for name in _TEST_COLUMNS)
+
+
+def _verdict_text(verdict: Verdict) -> str:
+    if verdict.hypothesis is not None:
+        return verdict.hypothesis
+    return "inconclusive" if verdict.finished else "running"
+
+
+def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str]) -> Tuple[float, float]:
+    """A's and B's mean thinking time per move (ms) over the test's games, the openings' plies left out."""
+    plies = {len(moves) for moves in openings}
+    if len(plies) != 1:
+        raise ValueError("the ledger needs openings of one length (their plies are not counted as moves)")
+    names = {}
+    for moves in set(openings):
+        names[opening_spec(a, moves)], names[opening_spec(b, moves)] = "A", "B"
+    frame = frame.assign(south=frame["south"].map(names), north=frame["north"].map(names))
+    opening_plies = plies.pop()
+    return stats.ms_per_move(frame, "A", opening_plies), stats.ms_per_move(frame, "B", opening_plies)
+
+
+def entry(
+    idea: str,
+    a: str,
+    b: str,
+    test: SPRT,
+    store: Union[Store, str, os.PathLike],
+    *,
+    commit: str = "",
+    seed: int = 0,
+    check_every: int = DEFAULT_CHECK_EVERY,
+    max_pairs: int = DEFAULT_MAX_PAIRS,
+    openings: Optional[Sequence[str]] = None,
+) -> Entry:
+    """The ledger's row of a test, from the games the store holds (see :func:`awale.experiments.sprt.stored_verdict`).
+
+    Raises:
+        ValueError: an empty idea, bad agents or test options.
+    """
+    idea = " ".join(str(idea).split())
+    if not idea:
+        raise ValueError("an idea needs a few words saying what it changes")
+    a, b = canonical_spec(a), canonical_spec(b)
+    openings = standard_openings() if openings is None else tuple(openings)
+    owned = not isinstance(store, Store)
+    db = Store(store) if owned else store
+    try:
+        verdict = stored_verdict(a, b, test, db, openings, seed=seed, max_pairs=max_pairs, check_every=check_every)
+        frame = db.load(experiment_name(a, b, test, openings, seed))
+    finally:
+        if owned:
+            db.close()
+    a_ms, b_ms = _times(frame, a, b, openings)
+    est = verdict.estimate
+    wins, draws, losses = verdict.games or (0, 0, 0)
+    return Entry(
+        idea=idea, commit=commit, a=a, b=b, elo0=test.elo0, elo1=test.elo1, alpha=test.alpha, beta=test.beta,
+        seed=seed, check_every=check_every, max_pairs=max_pairs, pairs=verdict.pairs, games=2 * verdict.pairs,
+        wins=wins, draws=draws, losses=losses, score=est.score, elo=est.elo, elo_low=est.elo_low,
+        elo_high=est.elo_high, llr=verdict.llr, verdict=_verdict_text(verdict), a_ms=a_ms, b_ms=b_ms,
+    )
+
+
+def _parsed(row: Dict[str, str], where: str) -> Entry:
+    missing = [name for name in COLUMNS if row.get(name) is None]
+    if missing:
+        raise ValueError(f"{where}: missing column(s) {', '.join(missing)}")
+    values: Dict[str, object] = {}
+    try:
+        for field in dataclasses.fields(Entry):
+            text = row[field.name]
+            values[field.name] = int(text) if field.type == "int" else float(text) if field.type == "float" else text
+    except ValueError as error:
+        raise ValueError(f"{where}: {error}") from None
+    return Entry(**values)  # type: ignore[arg-type]
+
+
+def read(path: Union[str, os.PathLike]) -> List[Entry]:
+    """The entries of a ledger file, in order (an absent file is an empty ledger).
+
+    Raises:
+        ValueError: a malformed row, naming its line.
+    """
+    path = pathlib.Path(path)
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle)
+        if reader.fieldnames is None or tuple(reader.fieldnames) != COLUMNS:
+            raise ValueError(f"{path}: the header must be {','.join(COLUMNS)}")
+        return [_parsed(row, f"{path}, line {reader.line_num}") for row in reader]
+
+
+def record(path: Union[str, os.PathLike], new: Entry) -> List[Entry]:
+    """Write ``new`` into the ledger at ``path``: in place of the row of the same test, else at the end.
+
+    The file is replaced atomically (written beside it, then renamed).  Returns the ledger's entries.
+    """
+    path = pathlib.Path(path)
+    entries = read(path)
+    for i, old in enumerate(entries):
+        if old.same_test(new):
+            entries[i] = new
+            break
+    else:
+        entries.append(new)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle = tempfile.NamedTemporaryFile("w", newline="", encoding="utf-8", dir=path.parent, suffix=".tmp",
+                                         delete=False)
+    try:
+        with handle:
+            writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(e.row() for e in entries)
+        os.replace(handle.name, path)
+    except BaseException:
+        os.unlink(handle.name)
+        raise
+    return entries
+
+
+def commit_of(directory: Union[str, os.PathLike, None] = None) -> str:
+    """The short hash of the commit checked out in ``directory`` (``+`` when files differ from it), or ""."""
+    try:
+        found = subprocess.run(["git", "describe", "--always", "--dirty=+", "--abbrev=7"], cwd=directory,
+                               capture_output=True, text=True, timeout=10, check=True)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return found.stdout.strip()
+
+
+def check(path: Union[str, os.PathLike], store: Union[Store, str, os.PathLike]) -> List[str]:
+    """Every row of the ledger recomputed from the store: one line per row that disagrees, none if all agree.
+
+    The idea and commit are taken as written; every other column must be what :func:`entry` computes
+    (numbers to the ledger's rounding).
+    """
+    owned = not isinstance(store, Store)
+    db = Store(store) if owned else store
+    problems = []
+    try:
+        for number, old in enumerate(read(path), 2):
+            new = entry(old.idea, old.a, old.b, old.test, db, commit=old.commit, seed=old.seed,
+                        check_every=old.check_every, max_pairs=old.max_pairs)
+            differ = [name for name in COLUMNS if old.row()[name] != new.row()[name]]
+            if differ:
+                problems.append(f"{path}, line {number} ({old.idea}): {', '.join(differ)} disagree with the store "
+                                f"({', '.join(f'{n} {old.row()[n]} vs {new.row()[n]}' for n in differ)})")
+    finally:
+        if owned:
+            db.close()
+    return problems

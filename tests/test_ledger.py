@@ -1,0 +1,116 @@
+"""The ledger of ideas: time per move from stored games, rows written by ``sprt --ledger`` and recomputed from
+the store, a tampered row caught, and the committed ledger in agreement with the committed store."""
+
+import csv
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from awale.cli import main
+from awale.experiments import Store, ledger, sprt
+from awale.experiments.sprt import SPRT
+from awale.experiments.stats import ms_per_move
+
+ROOT = Path(__file__).resolve().parent.parent
+LEDGER = ROOT / "data" / "strength" / "ledger.csv"
+STORE = ROOT / "data" / "experiments.sqlite"
+
+
+def test_time_per_move_counts_each_sides_moves_and_leaves_out_the_opening():
+    games = pd.DataFrame({
+        "south": ["a", "b"], "north": ["b", "a"], "plies": [9, 10],
+        "south_seconds": [1.0, 3.0], "north_seconds": [2.0, 4.0],
+    })
+    # a: South in a game of 9 plies (5 moves, 1 s), North in one of 10 (5 moves, 4 s).
+    assert ms_per_move(games, "a") == pytest.approx(1000 * 5 / 10)
+    # b: North of 9 plies (4 moves, 2 s), South of 10 (5 moves, 3 s).
+    assert ms_per_move(games, "b") == pytest.approx(1000 * 5 / 9)
+    # Four opening plies are two moves of each side in each game.
+    assert ms_per_move(games, "a", 4) == pytest.approx(1000 * 5 / 6)
+    assert ms_per_move(games, "b", 4) == pytest.approx(1000 * 5 / 5)
+    assert math.isnan(ms_per_move(games, "c"))
+    with pytest.raises(ValueError, match="opening_plies"):
+        ms_per_move(games, "a", -1)
+
+
+@pytest.fixture(scope="module")
+def decided(tmp_path_factory):
+    """A short test that decides (greedy against random), written into a fresh ledger by the command."""
+    where = tmp_path_factory.mktemp("ledger")
+    store, book = where / "s.sqlite", where / "ledger.csv"
+    args = ["sprt", "greedy", "random", "--elo0", "0", "--elo1", "100", "--store", str(store),
+            "--workers", "0", "--ledger", "capture  the most", "--ledger-file", str(book)]
+    assert main(args) == 0
+    return store, book, args
+
+
+def test_the_command_writes_the_tests_row(decided):
+    store, book, _ = decided
+    (row,) = ledger.read(book)
+    verdict = sprt.stored_verdict(row.a, row.b, SPRT(0, 100), store, sprt.standard_openings())
+    assert row.idea == "capture the most" and row.verdict == "H1" == verdict.hypothesis
+    assert (row.pairs, row.games) == (verdict.pairs, 2 * verdict.pairs)
+    assert (row.wins, row.draws, row.losses) == verdict.games and row.wins + row.draws + row.losses == row.games
+    assert row.score == pytest.approx(verdict.estimate.score, abs=1e-4)
+    assert row.llr == pytest.approx(verdict.llr, abs=1e-3) and row.elo_low < row.elo < row.elo_high
+    # The random agent draws a move; greedy tries them all.
+    assert row.a_ms > row.b_ms >= 0 and not row.equal_time
+    assert ledger.check(book, store) == []
+
+
+def test_a_resumed_test_replaces_its_row_and_another_test_is_added(decided, tmp_path):
+    store, book, args = decided
+    copy = tmp_path / "ledger.csv"
+    copy.write_text(book.read_text())
+    again = [a if a != str(book) else str(copy) for a in args]
+    assert main(again) == 0
+    assert len(ledger.read(copy)) == 1
+    other = ledger.entry("another bound", "greedy", "random", SPRT(0, 50), store)
+    entries = ledger.record(copy, other)
+    assert [e.idea for e in entries] == ["capture the most", "another bound"] == [e.idea for e in ledger.read(copy)]
+    assert entries[1].games == 0 and entries[1].verdict == "running" and math.isnan(entries[1].a_ms)
+
+
+def test_a_row_that_says_more_than_its_games_is_caught(decided, tmp_path):
+    store, book, _ = decided
+    rows = list(csv.DictReader(book.open()))
+    rows[0]["wins"] = str(int(rows[0]["wins"]) + 1)
+    tampered = tmp_path / "ledger.csv"
+    with tampered.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=ledger.COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+    (problem,) = ledger.check(tampered, store)
+    assert "line 2" in problem and "wins" in problem
+    assert main(["ledger", "--file", str(tampered), "--check", "--store", str(store)]) == 1
+
+
+@pytest.mark.parametrize("text, message", [
+    ("idea,commit\nx,y\n", "the header must be"),
+    (",".join(ledger.COLUMNS) + "\n" + ",".join(["x"] * len(ledger.COLUMNS)) + "\n", "line 2"),
+])
+def test_a_malformed_ledger_is_refused_with_its_line(tmp_path, text, message):
+    path = tmp_path / "ledger.csv"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=message):
+        ledger.read(path)
+
+
+def test_the_ledger_needs_the_librarys_openings_and_an_idea(tmp_path, capsys):
+    args = ["sprt", "random", "random", "--elo0", "0", "--elo1", "10", "--store", str(tmp_path / "s.sqlite"),
+            "--openings", str(sprt.OPENINGS_FILE), "--ledger", "nothing"]
+    assert main(args) == 2
+    assert "leave out --openings" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="a few words"):
+        ledger.entry("  ", "random", "random", SPRT(0, 10), Store(tmp_path / "t.sqlite"))
+
+
+def test_the_committed_ledger_agrees_with_the_store_and_kept_ideas_were_tested_at_equal_time():
+    entries = ledger.read(LEDGER)
+    assert entries, f"{LEDGER} has no rows"
+    assert ledger.check(LEDGER, STORE) == []
+    for e in entries:
+        assert e.verdict in ("H0", "H1", "inconclusive"), f"{e.idea}: the ledger keeps decided tests only"
+        assert e.equal_time, f"{e.idea}: {e.a_ms:.1f} vs {e.b_ms:.1f} ms a move is not equal time"
