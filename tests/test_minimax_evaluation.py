@@ -72,6 +72,23 @@ def test_quiescence_values_equal_plain_minimax(depth, quiescence):
         assert found.value == plain_minimax(game, depth, depth + quiescence), repr(game)
 
 
+@pytest.mark.parametrize("depth, quiescence", [(3, 0), (3, 2), (4, 0)])
+def test_principal_variation_search_gives_plain_minimax_values_and_best_actions(depth, quiescence):
+    searcher = AlphaBeta(Rules(), evaluation=EVALUATION, quiescence=quiescence, pvs=True)  # one table throughout
+    for game in positions(6, seed=20 + depth + quiescence):
+        found = searcher.search(game, depth)  # iterative deepening: aspiration windows from depth 2 on
+        values = {a: -plain_minimax(game.step(a)[0], depth - 1, depth + quiescence, 1) for a in game.legal_actions}
+        assert found.value == max(values.values()) == plain_minimax(game, depth, depth + quiescence), repr(game)
+        assert set(found.best_actions) == {a for a, v in values.items() if v == found.value}, repr(game)
+
+
+def test_principal_variation_search_solves_as_the_plain_search():
+    for game in random_positions(3, 3, 12, seed=7):
+        plain, scout = AlphaBeta(game.rules), AlphaBeta(game.rules, pvs=True)
+        assert scout.solve(game) == plain.solve(game), repr(game)
+        assert set(scout.search(game).best_actions) == set(plain.search(game).best_actions), repr(game)
+
+
 def test_evaluated_leaves_stay_below_won_games():
     """Even a wildly scaled evaluation cannot score an unfinished position like a won game."""
     from awale.evaluation import FEATURES, Evaluation
@@ -98,10 +115,15 @@ def test_agent_options_and_bad_values():
     assert str(agent) == "minimax(depth=3, evaluation=True, quiescence=2)"
     record = play(agent, parse("greedy"), seed=1)
     assert record.plies > 0
-    for spec in ("minimax(quiescence=-1)", f"minimax(quiescence={MAX_QUIESCENCE + 1})", "minimax(evaluation=1)"):
+    assert str(parse("minimax(time=0.1, pvs=True)")) == "minimax(time=0.1, pvs=True)"
+    assert str(parse("minimax(time=0.1, pvs=False)")) == "minimax(time=0.1)"  # stored specs keep their meaning
+    for spec in ("minimax(quiescence=-1)", f"minimax(quiescence={MAX_QUIESCENCE + 1})", "minimax(evaluation=1)",
+                 "minimax(pvs=1)"):
         with pytest.raises(ValueError):
             parse(spec)
     with pytest.raises(ValueError, match="quiescence"):
         AlphaBeta(Rules(), quiescence=2.5)
     with pytest.raises(ValueError, match="evaluation"):
         AlphaBeta(Rules(), evaluation=[1.0] * 9)
+    with pytest.raises(ValueError, match="pvs"):
+        AlphaBeta(Rules(), pvs=1)

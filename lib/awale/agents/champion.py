@@ -67,6 +67,7 @@ class Champion(Agent):
             default False, every searched move takes ``time``.
         quiescence: plies of capture extensions at the search's depth limit (default :data:`QUIESCENCE`;
             0 searches full width only, which the factorial of chapter 8 found stronger at equal time).
+        pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
     """
 
     name = "champion"
@@ -84,6 +85,7 @@ class Champion(Agent):
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         Param("quiescence", int, QUIESCENCE, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions at the depth limit"),
+        Param("pvs", bool, False, doc="principal variation search with aspiration windows"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -106,7 +108,7 @@ class Champion(Agent):
     def reset(self) -> None:
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
-            evaluation=True, quiescence=self.quiescence, manage=self.manage,
+            evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
         )
 
     def observe_clock(self, remaining: float, increment: float) -> None:

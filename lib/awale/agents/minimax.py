@@ -58,6 +58,9 @@ class Minimax(Agent):
             the phase, pending captures and the stability of the best move,
             and a clock, under one, sizes the moves instead.  False (the
             default): every move is searched for ``time``.
+        pvs: principal variation search with aspiration windows
+            (:mod:`awale.search.alphabeta`): the same values at a fixed
+            depth, usually in fewer nodes; False (the default).
     """
 
     name = "minimax"
@@ -75,6 +78,7 @@ class Minimax(Agent):
               doc="plies of capture extensions beyond the depth limit (0: none)"),
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
+        Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -121,7 +125,8 @@ class Minimax(Agent):
         database = self._endgame.database(game.rules)
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = load_evaluation() if self.evaluation else None
-            self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence)
+            self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
+                                       pvs=self.pvs)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
         else:

@@ -57,6 +57,15 @@ can capture is searched one ply deeper instead of being scored, up to ``q``
 plies beyond the nominal depth: a search should not stop in the middle of an
 exchange of captures (the horizon effect).  Neither changes a search without
 them.
+
+With ``pvs=True`` the search is a principal variation search (Marsland & Campbell 1982; Reinefeld
+1983): below the root, the first child of a position (the table's move, else the largest capture) is
+searched with the window, each later one with the null window just above alpha, which costs less and
+only proves it no better, and searched again with the window when it proves better.  Each iteration of
+iterative deepening after the first starts with an aspiration window of :data:`ASPIRATION` points around
+the previous iteration's value, and searches again with the open window when the value falls outside it.
+Both return the same values as the plain search (a fail-soft null-window search bounds the value on the
+side it fails), in fewer nodes when the first child is usually the best.
 """
 
 from __future__ import annotations
@@ -77,9 +86,13 @@ from ..engine import DRAW, ONGOING, advance, game_arrays
 from ..rules import Rules, as_rules
 
 __all__ = [
-    "WIN", "EVAL_SCALE", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "Iteration",
+    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "Iteration",
     "TimePlan", "solve", "result", "action_values", "Workspace", "Line",
 ]
+
+#: Half the width, in points, of the aspiration window of a search with ``pvs`` (around the value of the
+#: previous iteration).
+ASPIRATION = 10
 
 #: Base score of a won game (plus the capture difference).
 WIN = 1000
@@ -103,7 +116,7 @@ _UNLIMITED = 1 << 62  # a node budget never reached
 _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, compiled or not
 
 # Entries of the control array shared by Python and the kernels.
-_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH = range(11)
+_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH, _SCOUT = range(12)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -430,12 +443,21 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
                 ctl[_NODES] += 1
                 value = -_leaf_score(child, size, ws)
             else:
-                value = -_negamax(
-                    child, kid_moves[ply, j], child_count, _enter(line, j, ws), 1 if extend else child_depth,
-                    -beta, -alpha, ws,
-                )
-                if ctl[_STATUS] != _RUNNING:
-                    return 0
+                # Principal variation search: a child after the first is searched with the null window
+                # (alpha, alpha + 1), which only asks whether it beats alpha, and again with the full window
+                # when it does (and may still be below beta).  Never at the root, whose ties need exact values.
+                scout = ctl[_SCOUT] != 0 and not root and k > 0 and beta - alpha > 1
+                top = alpha + 1 if scout else beta
+                while True:
+                    value = -_negamax(
+                        child, kid_moves[ply, j], child_count, _enter(line, j, ws), 1 if extend else child_depth,
+                        -top, -alpha, ws,
+                    )
+                    if ctl[_STATUS] != _RUNNING:
+                        return 0
+                    if top == beta or value <= alpha or value >= beta:
+                        break
+                    top = beta  # the null window failed high inside (alpha, beta): the full window decides
         if root:
             values[j] = value
         if value > best:
@@ -552,6 +574,9 @@ class AlphaBeta:
         quiescence: search positions at the depth limit where the mover can
             capture one ply deeper, up to this many plies beyond the depth
             (0, the default: none; at most :data:`MAX_QUIESCENCE`).
+        pvs: principal variation search with aspiration windows (see the
+            module docstring); False (the default): every child with the
+            full window, every iteration with the open one.
 
     Raises:
         ValueError: bad arguments, rules with 1000 seeds or more (the
@@ -568,6 +593,7 @@ class AlphaBeta:
         endgame: Optional[EndgameDatabase] = None,
         evaluation: Optional[Evaluation] = None,
         quiescence: int = 0,
+        pvs: bool = False,
     ) -> None:
         rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
@@ -579,11 +605,14 @@ class AlphaBeta:
             raise ValueError(f"evaluation must be an awale.evaluation.Evaluation or None, got {evaluation!r}")
         if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
             raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
+        if not isinstance(pvs, bool):
+            raise ValueError(f"pvs must be True or False, got {pvs!r}")
         self._endgame = probe_tables(endgame, rules)
         self.rules = rules
         self.endgame = endgame
         self.evaluation = evaluation
         self.quiescence = quiescence
+        self.pvs = pvs
         size = 2 * n
         self._evaluator = (
             np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
@@ -609,7 +638,8 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int8),  # moves
             np.zeros(entries, dtype=np.int16),  # generations
         )
-        self._ctl = np.zeros(11, dtype=np.int64)
+        self._ctl = np.zeros(12, dtype=np.int64)
+        self._ctl[_SCOUT] = pvs
         self._ctl[_PLIES] = rules.max_plies is not None
         self._ctl[_EVALUATE] = evaluation is not None
         self._ctl[_TOTAL] = total
@@ -808,7 +838,14 @@ class AlphaBeta:
                     break  # the next iteration would not fit in the nodes left
                 budget = min(budget, left_nodes)
             begun, before = _time.perf_counter(), int(self._ctl[_NODES])
-            value, values, status, exact = self._run(game, iteration, True, budget)
+            if self.pvs and found is not None:  # aspiration: a window around the last iteration's value
+                window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
+                value, values, status, exact = self._run(game, iteration, True, budget, window)
+                if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
+                    budget = max(1, budget - (int(self._ctl[_NODES]) - before))
+                    value, values, status, exact = self._run(game, iteration, True, budget)
+            else:
+                value, values, status, exact = self._run(game, iteration, True, budget)
             if status != _RUNNING:
                 break
             previous, last = last, _time.perf_counter() - begun
