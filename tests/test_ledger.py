@@ -1,21 +1,16 @@
 """The ledger of ideas: time per move from stored games, rows written by ``sprt --ledger`` and recomputed from
-the store, a tampered row caught, and the committed ledger in agreement with the committed store."""
+the store, and a tampered row caught."""
 
 import csv
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from awale.cli import main
-from awale.experiments import Store, ledger, sprt
+from awale.experiments import ledger, sprt
 from awale.experiments.sprt import SPRT
 from awale.experiments.stats import ms_per_move
-
-ROOT = Path(__file__).resolve().parent.parent
-LEDGER = ROOT / "data" / "strength" / "ledger.csv"
-STORE = ROOT / "data" / "experiments.sqlite"
 
 
 def test_time_per_move_counts_each_sides_moves_and_leaves_out_the_opening():
@@ -104,13 +99,5 @@ def test_the_ledger_needs_the_librarys_openings_and_an_idea(tmp_path, capsys):
     assert main(args) == 2
     assert "leave out --openings" in capsys.readouterr().err
     with pytest.raises(ValueError, match="a few words"):
-        ledger.entry("  ", "random", "random", SPRT(0, 10), Store(tmp_path / "t.sqlite"))
+        ledger.entry("  ", "random", "random", SPRT(0, 10), tmp_path / "t.sqlite")
 
-
-def test_the_committed_ledger_agrees_with_the_store_and_kept_ideas_were_tested_at_equal_time():
-    entries = ledger.read(LEDGER)
-    assert entries, f"{LEDGER} has no rows"
-    assert ledger.check(LEDGER, STORE) == []
-    for e in entries:
-        assert e.verdict in ("H0", "H1", "inconclusive"), f"{e.idea}: the ledger keeps decided tests only"
-        assert e.equal_time, f"{e.idea}: {e.a_ms:.1f} vs {e.b_ms:.1f} ms a move is not equal time"

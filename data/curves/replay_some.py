@@ -1,8 +1,8 @@
-"""Replay every stored game of some pairings of an equal-time experiment and append their times to a CSV.
+"""Replay the stored games of some pairings of an equal-time experiment and append their times to a CSV.
 
 ``python -m awale experiment calibrate NAME --replay all`` does this for every pairing of ``NAME``; this
 script does it for the pairings whose first agent is named, so that only the pairings whose budgets changed
-are replayed again::
+are replayed again (all their games, or a seeded sample of ``--sample K`` a pairing)::
 
     python data/curves/replay_some.py factorial data/curves/replay.csv "minimax(nodes=42000)" ...
 
@@ -25,6 +25,9 @@ def main() -> None:
     parser.add_argument("agents", nargs="+", metavar="SPEC", help="the first agents of the pairings to replay")
     parser.add_argument("--store", default="data/experiments.sqlite", help="the store (default: the thesis's)")
     parser.add_argument("--workers", type=int, default=2, help="processes, one per core (default 2)")
+    parser.add_argument("--sample", type=int, default=None, metavar="K",
+                        help="replay a seeded sample of K games a pairing (default: all of them)")
+    parser.add_argument("--seed", type=int, default=0, help="the seed of the sample (default 0)")
     args = parser.parse_args()
     exp = CATALOG[args.experiment]
     wanted = {canonical_spec(spec) for spec in args.agents}
@@ -33,7 +36,7 @@ def main() -> None:
         parser.error(f"not first agents of {exp.name}: {', '.join(sorted(wanted - {a for a, _ in pairs}))}")
     chosen = Experiment(exp.name, exp.description, lambda: pairs, exp.games, exp.seed, openings=exp.openings)
     stamp = time.strftime("%Y-%m-%d %H:%M")
-    found = cal.replay_times(args.store, chosen, None, workers=args.workers, progress=True,
+    found = cal.replay_times(args.store, chosen, args.sample, seed=args.seed, workers=args.workers, progress=True,
                              report=lambda line: print(line, flush=True))
     with open(args.out, "a", newline="") as handle:
         rows = [t.row(exp.name, stamp) for t in found]
