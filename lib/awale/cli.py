@@ -1,4 +1,5 @@
-"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book | sprt | ledger``.
+"""The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book``,
+``sprt`` and ``ledger``.
 
 ::
 

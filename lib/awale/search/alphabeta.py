@@ -86,8 +86,8 @@ from ..engine import DRAW, ONGOING, advance, game_arrays
 from ..rules import Rules, as_rules
 
 __all__ = [
-    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult", "Iteration",
-    "TimePlan", "solve", "result", "action_values", "Workspace", "Line",
+    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult",
+    "Iteration", "TimePlan", "solve", "result", "action_values", "Workspace", "Line",
 ]
 
 #: Half the width, in points, of the aspiration window of a search with ``pvs`` (around the value of the
