@@ -50,8 +50,8 @@ def test_the_command_writes_the_tests_row(decided):
     assert (row.wins, row.draws, row.losses) == verdict.games and row.wins + row.draws + row.losses == row.games
     assert row.score == pytest.approx(verdict.estimate.score, abs=1e-4)
     assert row.llr == pytest.approx(verdict.llr, abs=1e-3) and row.elo_low < row.elo < row.elo_high
-    # The random agent draws a move; greedy tries them all.
-    assert row.a_ms > row.b_ms >= 0 and not row.equal_time
+    # The random agent draws a move; greedy tries them all (both may round to 0.0 ms on a fast machine).
+    assert row.a_ms >= row.b_ms >= 0
     assert ledger.check(book, store) == []
 
 
