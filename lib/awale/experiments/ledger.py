@@ -102,8 +102,7 @@ class Entry:
     def row(self) -> Dict[str, str]:
         """The entry as a CSV row: numbers rounded as the ledger keeps them."""
         values = dataclasses.asdict(self)
-        for name in ("score",):
-            values[name] = f"{values[name]:.4f}"
+        values["score"] = f"{self.score:.4f}"
         for name in ("elo", "elo_low", "elo_high", "a_ms", "b_ms"):
             values[name] = f"{values[name]:.1f}"
         values["llr"] = f"{values['llr']:.3f}"
@@ -258,10 +257,11 @@ def check(path: Union[str, os.PathLike], store: Union[Store, str, os.PathLike]) 
         for number, old in enumerate(read(path), 2):
             new = entry(old.idea, old.a, old.b, old.test, db, commit=old.commit, seed=old.seed,
                         check_every=old.check_every, max_pairs=old.max_pairs)
-            differ = [name for name in COLUMNS if old.row()[name] != new.row()[name]]
+            written, computed = old.row(), new.row()
+            differ = [name for name in COLUMNS if written[name] != computed[name]]
             if differ:
                 problems.append(f"{path}, line {number} ({old.idea}): {', '.join(differ)} disagree with the store "
-                                f"({', '.join(f'{n} {old.row()[n]} vs {new.row()[n]}' for n in differ)})")
+                                f"({', '.join(f'{n} {written[n]} vs {computed[n]}' for n in differ)})")
     finally:
         if owned:
             db.close()
