@@ -89,6 +89,25 @@ def test_principal_variation_search_solves_as_the_plain_search():
         assert set(scout.search(game).best_actions) == set(plain.search(game).best_actions), repr(game)
 
 
+def test_late_move_reductions_solve_as_the_plain_search():
+    """A search to the end has no depth to reduce: the same exact values and best actions."""
+    for game in random_positions(3, 2, 12, seed=8):
+        plain, reduced = AlphaBeta(game.rules), AlphaBeta(game.rules, reductions=True, pvs=True)
+        assert reduced.solve(game) == plain.solve(game), repr(game)
+        assert set(reduced.search(game).best_actions) == set(plain.search(game).best_actions), repr(game)
+
+
+def test_late_move_reductions_need_depth_to_reduce_and_then_save_nodes():
+    plain = AlphaBeta(Rules(), evaluation=EVALUATION)
+    reduced = AlphaBeta(Rules(), evaluation=EVALUATION, reductions=True)
+    for game in positions(8, seed=30):
+        for depth in (1, 2):  # a child needs two plies left to be searched one less deep
+            assert reduced.action_values(game, depth) == plain.action_values(game, depth), repr(game)
+        plain.clear()
+        reduced.clear()
+        assert reduced.search(game, 8).nodes < plain.search(game, 8).nodes, repr(game)
+
+
 def test_evaluated_leaves_stay_below_won_games():
     """Even a wildly scaled evaluation cannot score an unfinished position like a won game."""
     from awale.evaluation import FEATURES, Evaluation
@@ -117,8 +136,10 @@ def test_agent_options_and_bad_values():
     assert record.plies > 0
     assert str(parse("minimax(time=0.1, pvs=True)")) == "minimax(time=0.1, pvs=True)"
     assert str(parse("minimax(time=0.1, pvs=False)")) == "minimax(time=0.1)"  # stored specs keep their meaning
+    assert str(parse("champion(time=0.1, reductions=True)")) == "champion(time=0.1, reductions=True)"
+    assert str(parse("minimax(time=0.1, reductions=False)")) == "minimax(time=0.1)"
     for spec in ("minimax(quiescence=-1)", f"minimax(quiescence={MAX_QUIESCENCE + 1})", "minimax(evaluation=1)",
-                 "minimax(pvs=1)"):
+                 "minimax(pvs=1)", "champion(reductions=1)"):
         with pytest.raises(ValueError):
             parse(spec)
     with pytest.raises(ValueError, match="quiescence"):
@@ -127,3 +148,5 @@ def test_agent_options_and_bad_values():
         AlphaBeta(Rules(), evaluation=[1.0] * 9)
     with pytest.raises(ValueError, match="pvs"):
         AlphaBeta(Rules(), pvs=1)
+    with pytest.raises(ValueError, match="reductions"):
+        AlphaBeta(Rules(), reductions="yes")

@@ -68,6 +68,7 @@ class Champion(Agent):
         quiescence: plies of capture extensions at the search's depth limit (default :data:`QUIESCENCE`;
             0 searches full width only, which the factorial of chapter 8 found stronger at equal time).
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
+        reductions: late-move reductions (:mod:`awale.search.alphabeta`); default False.
     """
 
     name = "champion"
@@ -86,6 +87,7 @@ class Champion(Agent):
         Param("quiescence", int, QUIESCENCE, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions at the depth limit"),
         Param("pvs", bool, False, doc="principal variation search with aspiration windows"),
+        Param("reductions", bool, False, doc="late-move reductions"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -109,6 +111,7 @@ class Champion(Agent):
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
+            reductions=self.reductions,
         )
 
     def observe_clock(self, remaining: float, increment: float) -> None:

@@ -61,6 +61,10 @@ class Minimax(Agent):
         pvs: principal variation search with aspiration windows
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).
+        reductions: late-move reductions (:mod:`awale.search.alphabeta`):
+            late quiet moves searched a ply less deep unless they prove
+            good, so other values at a fixed depth, in fewer nodes; False
+            (the default).
     """
 
     name = "minimax"
@@ -79,6 +83,7 @@ class Minimax(Agent):
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
+        Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -126,7 +131,7 @@ class Minimax(Agent):
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = load_evaluation() if self.evaluation else None
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
-                                       pvs=self.pvs)
+                                       pvs=self.pvs, reductions=self.reductions)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
         else:
