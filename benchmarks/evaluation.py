@@ -2,7 +2,8 @@
 
 Positions come from seeded random games (0 to 40 plies in).  αβ searches each
 to depth 10 with a fresh table: positions visited per second, and positions
-visited in all (quiescence visits more).  UCT runs 5,000 iterations from each:
+visited in all (quiescence visits more; principal variation search and
+late-move reductions fewer).  UCT runs 5,000 iterations from each:
 iterations per second with evaluated leaves (no playout, and a 4-ply playout
 then the evaluation) against random playouts to the end.  Strength at equal
 time is measured by ``benchmarks/champion.py`` and the experiments.
@@ -74,7 +75,11 @@ def run() -> List[str]:
     plain_rate, plain_nodes = _alphabeta(games)
     lines.append(f"  αβ, capture difference            {plain_rate:>12,.0f} positions/s  {plain_nodes:>10,} positions")
     for label, options in (("αβ, evaluation", dict(evaluation=evaluation)),
-                           ("αβ, evaluation + quiescence 4", dict(evaluation=evaluation, quiescence=4))):
+                           ("αβ, evaluation + quiescence 4", dict(evaluation=evaluation, quiescence=4)),
+                           ("αβ, evaluation + PVS", dict(evaluation=evaluation, pvs=True)),
+                           ("αβ, evaluation + reductions", dict(evaluation=evaluation, reductions=True)),
+                           ("αβ, evaluation + PVS + reductions",
+                            dict(evaluation=evaluation, pvs=True, reductions=True))):
         rate, nodes = _alphabeta(games, **options)
         lines.append(f"  {label:<33} {rate:>12,.0f} positions/s  {nodes:>10,} positions"
                      f"  ({rate / plain_rate:.2f}x the rate, {nodes / plain_nodes:.2f}x the positions)")
