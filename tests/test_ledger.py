@@ -3,6 +3,7 @@ the store, and a tampered row caught."""
 
 import csv
 import math
+import pathlib
 
 import pandas as pd
 import pytest
@@ -101,3 +102,22 @@ def test_the_ledger_needs_the_librarys_openings_and_an_idea(tmp_path, capsys):
     with pytest.raises(ValueError, match="a few words"):
         ledger.entry("  ", "random", "random", SPRT(0, 10), tmp_path / "t.sqlite")
 
+
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_committed_ledger_is_what_its_stored_games_say():
+    """Every row of data/strength/ledger.csv recomputed from the thesis's store, each test decided at equal time,
+    and each against the champion of its day: the first row's B, or the A of the last row that was kept (H1)."""
+    path, store = ROOT / "data" / "strength" / "ledger.csv", ROOT / "data" / "experiments.sqlite"
+    entries = ledger.read(path)
+    assert entries, f"{path} holds no test"
+    assert ledger.check(path, store) == []
+    champion = entries[0].b
+    for e in entries:
+        assert e.verdict in ("H0", "H1"), f"{e.idea}: {e.verdict}"
+        assert e.equal_time, f"{e.idea}: {e.a_ms} against {e.b_ms} ms a move"
+        assert e.b == champion, f"{e.idea} was tested against {e.b}, not the champion of its day, {champion}"
+        if e.verdict == "H1":
+            champion = e.a
