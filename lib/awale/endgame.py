@@ -542,6 +542,7 @@ def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, lay
                    np.empty(size, dtype=np.int8), np.empty(size, dtype=np.int32 if size < 2**31 else np.int64),
                    np.zeros(1, dtype=np.int64))
     layer[:] = 0
+    meter.show(seeds, 0, f"{size:,} positions with {seeds} seeds: counting moves")
     _count_moves(seeds, work)
     meter.show(seeds, size // 2, f"{size:,} positions with {seeds} seeds: moves counted")
     settled = 0
