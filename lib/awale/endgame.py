@@ -210,6 +210,22 @@ def _ending(board, n, collect):
     return value
 
 
+@jit
+def _position(p, seeds, params, binom, board, state, out):
+    """Write position ``p`` of layer ``seeds`` into ``board`` and its legal actions into ``out``; return how many.
+
+    ``state`` is scratch of the rules' state length, its mover 0 and its game ongoing (as :func:`_ending` and
+    every kernel here read a board: the mover's pits first).
+    """
+    size = 2 * params[0]
+    _unrank(p, seeds, size, binom, board)
+    for i in range(size):
+        state[i] = board[i]
+    state[size + 2] = 0
+    state[size + 4] = ONGOING
+    return legal_actions(state, params, out)
+
+
 @jit(inline=False)
 def _layer_moves(seeds, start, stop, params, binom, moves, caps, counts):
     """The moves of the positions ``start..stop-1`` of layer ``seeds``.
@@ -226,10 +242,7 @@ def _layer_moves(seeds, start, stop, params, binom, moves, caps, counts):
     child = np.empty(size, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
     for p in range(start, stop):
-        _unrank(p, seeds, size, binom, board)
-        for i in range(size):
-            state[i] = board[i]
-        count = legal_actions(state, params, out)
+        count = _position(p, seeds, params, binom, board, state, out)
         counts[p] = count
         for j in range(count):
             caps[p, j] = _turned(board, out[j], n, params[3], child)
@@ -359,11 +372,7 @@ def _recurrence_chunk(seeds, low, high, params, binom, offsets, lower, layer):
     out = np.empty(n, dtype=np.int64)
     errors = 0
     for p in range(low, high):
-        _unrank(p, seeds, size, binom, board)
-        for i in range(size):
-            state[i] = board[i]
-        state[size + 4] = ONGOING
-        count = legal_actions(state, params, out)
+        count = _position(p, seeds, params, binom, board, state, out)
         best = _ending(board, n, params[5]) if count == 0 else -(1 << 30)
         for j in range(count):
             taken = _turned(board, out[j], n, params[3], child)
@@ -431,12 +440,7 @@ def _count_moves_chunk(seeds, low, high, work):
     state = np.zeros(size + 5, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
     for p in range(low, high):
-        _unrank(p, seeds, size, binom, board)
-        for i in range(size):
-            state[i] = board[i]
-        state[size + 2] = 0
-        state[size + 4] = ONGOING
-        count = legal_actions(state, params, out)
+        count = _position(p, seeds, params, binom, board, state, out)
         best = _NONE
         if count == 0:
             best = _ending(board, n, params[5])
