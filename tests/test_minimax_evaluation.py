@@ -138,6 +138,12 @@ def test_agent_options_and_bad_values():
     assert str(parse("minimax(time=0.1, pvs=False)")) == "minimax(time=0.1)"  # stored specs keep their meaning
     assert str(parse("champion(time=0.1, reductions=True)")) == "champion(time=0.1, reductions=True)"
     assert str(parse("minimax(time=0.1, reductions=False)")) == "minimax(time=0.1)"
+    assert str(parse("champion(time=0.1, weights='perfect')")) == "champion(time=0.1, weights='perfect')"
+    assert str(parse("minimax(depth=3, evaluation=True, weights='games')")) == "minimax(depth=3, evaluation=True)"
+    with pytest.raises(ValueError, match="give evaluation=True"):
+        parse("minimax(depth=3, weights='perfect')")
+    with pytest.raises(ValueError, match="must be one of 'games', 'perfect'"):
+        parse("champion(weights='random')")
     for spec in ("minimax(quiescence=-1)", f"minimax(quiescence={MAX_QUIESCENCE + 1})", "minimax(evaluation=1)",
                  "minimax(pvs=1)", "champion(reductions=1)"):
         with pytest.raises(ValueError):

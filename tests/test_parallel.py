@@ -22,7 +22,8 @@ from awale.experiments import CATALOG, local_workers, pair_keys, runner
 from awale.experiments.verify import time_based
 from awale.match import play
 from awale.rules import seed_rng
-from awale.search import _atomic, mcts
+from awale import _atomic
+from awale.search import mcts
 from awale.search.alphabeta import action_values
 from awale.search.loop import FIRST, NEXT, UNTRIED, VISITS
 from awale.search.mcts import SearchConfig, SearchTree

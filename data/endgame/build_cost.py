@@ -7,7 +7,7 @@ is also the cost of a database of ``S`` seeds, since a build to ``S`` seeds
 is exactly layers 0 to ``S``.  Columns:
 
 * ``seeds``, ``positions`` (all positions with at most ``seeds`` seeds),
-  ``layer_positions``, ``passes`` (passes over the layer's flagged positions);
+  ``layer_positions``;
 * ``layer_seconds`` and ``build_seconds`` (wall time, the layer and from the
   start), ``cpu_seconds`` (user + system time of the process from the start,
   all threads);
@@ -26,7 +26,6 @@ is exactly layers 0 to ``S``.  Columns:
 import argparse
 import csv
 import os
-import re
 import resource
 import sys
 import time
@@ -76,7 +75,7 @@ def main() -> None:
     threads = eg.set_threads(args.threads) if hasattr(eg, "set_threads") else args.threads
     rows = []
     start = time.perf_counter()
-    current = {"layer": None, "begin": start, "loads": [], "anon": 0.0, "passes": 0}
+    current = {"layer": None, "begin": start, "loads": [], "anon": 0.0}
 
     def cpu() -> float:
         usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -91,7 +90,6 @@ def main() -> None:
             "positions": eg.position_count(rules.pits_per_side, layer),
             "layer_positions": eg.position_count(rules.pits_per_side, layer) - (
                 eg.position_count(rules.pits_per_side, layer - 1) if layer else 0),
-            "passes": current["passes"],
             "layer_seconds": round(now - current["begin"], 2),
             "build_seconds": round(now - start, 2),
             "cpu_seconds": round(cpu(), 2),
@@ -109,12 +107,9 @@ def main() -> None:
         now = time.perf_counter()
         if layer != current["layer"]:
             close(now)
-            current.update(layer=layer, begin=now, loads=[], passes=0)
+            current.update(layer=layer, begin=now, loads=[])
         current["loads"].append(os.getloadavg()[0])
         current["anon"] = max(current["anon"], anonymous_mib())
-        found = re.search(r"\bpass (\d+)", message)
-        if found:
-            current["passes"] = int(found.group(1))
 
     eg.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr))
     close(time.perf_counter())

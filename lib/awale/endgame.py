@@ -8,8 +8,9 @@ end, the seeds each side collects).  It is computed by retrograde analysis in
 the manner of van der Goot (2001), "Awari retrograde analysis", and Romein &
 Bal (2003), "Solving Awari with parallel retrograde analysis", *Computer*
 36(10): one layer per number of seeds on the board, from 0 up, since a
-capture only ever leads to a layer already solved, and, inside a layer, the
-moves that capture nothing iterated to a fixed point.
+capture only ever leads to a layer already solved, and, inside a layer, each
+position settled once, largest margins first, by counting its moves that
+capture nothing and are not yet known to lose.
 
 **Which game.**  The value is that of the *continued* game under the
 database's rules, with a stationary rule for repetitions:
@@ -61,6 +62,7 @@ from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
 import numpy as np
 
 from ._jit import jit, prange, set_threads
+from ._atomic import atomic_add, atomic_cas
 from .game import Game
 from .engine import ONGOING, R_FEED, capture, legal_actions, sow
 from .rules import Rules, as_rules
@@ -74,7 +76,6 @@ __all__ = [
     "build",
     "build_file",
     "METHODS",
-    "SWEEP_LAYER_BYTES",
     "READ_VERSIONS",
     "VALUES_VERSION",
     "work_memory",
@@ -136,44 +137,28 @@ def _layer_size(pits_per_side: int, seeds: int) -> int:
     return math.comb(seeds + 2 * pits_per_side - 1, 2 * pits_per_side - 1)
 
 
-#: A layer whose tables of moves take at most this many bytes is solved by sweeps over them, which is several
-#: times faster than the propagation; larger layers by the propagation, two bytes a position.
-SWEEP_LAYER_BYTES = 512 * 2**20
-
-
-def _sweep_bytes(pits_per_side: int, seeds: int) -> int:
-    """Bytes of the tables of moves of the layer of ``seeds`` seeds (moves, captures, counts, exits)."""
-    return _layer_size(pits_per_side, seeds) * (5 * pits_per_side + 3)
-
-
-def _sweeps_fit(pits_per_side: int, seeds: int) -> bool:
-    """Whether :func:`build_file` solves the layer of ``seeds`` seeds by sweeps (:data:`SWEEP_LAYER_BYTES`)."""
-    return _sweep_bytes(pits_per_side, seeds) <= SWEEP_LAYER_BYTES
+def _count_bytes(positions: int) -> int:
+    """Bytes the count build holds for a layer of ``positions``: its best captures and counts (a byte each)
+    and its queue of settled positions (4 bytes each, 8 from 2**31 positions on)."""
+    return positions * (2 + (4 if positions < 2**31 else 8))
 
 
 def work_memory(pits_per_side: int, seeds: int) -> int:
-    """Bytes :func:`build_file` holds beside the values at its peak.
-
-    A layer solved by the propagation needs two bytes a position (its best
-    captures, and the flags of the positions to evaluate again); a layer
-    small enough for sweeps (:data:`SWEEP_LAYER_BYTES`) needs its tables of
-    moves.
-    """
-    largest = 2 * _layer_size(pits_per_side, seeds)
-    swept = [_sweep_bytes(pits_per_side, s) for s in range(seeds + 1) if _sweeps_fit(pits_per_side, s)]
-    return max([largest] + swept)
+    """Bytes :func:`build_file` holds beside the values at its peak: the work of the count build on the
+    largest layer, six bytes a position."""
+    return _count_bytes(_layer_size(pits_per_side, seeds))
 
 
-def memory_needed(pits_per_side: int, seeds: int, method: str = "propagate") -> int:
+def memory_needed(pits_per_side: int, seeds: int, method: str = "counts") -> int:
     """Bytes a build in memory holds at its peak: the values, and the work of the largest layer.
 
-    ``method="sweeps"`` also holds the moves of the largest layer (about
+    ``method="sweeps"`` holds the moves of the largest layer instead (about
     ``5 * pits_per_side + 3`` bytes a position).
     """
     largest = _layer_size(pits_per_side, seeds)
     if method == "sweeps":
         return position_count(pits_per_side, seeds) + largest * (5 * pits_per_side + 3)
-    return position_count(pits_per_side, seeds) + 2 * largest
+    return position_count(pits_per_side, seeds) + _count_bytes(largest)
 
 
 @jit
@@ -225,6 +210,22 @@ def _ending(board, n, collect):
     return value
 
 
+@jit
+def _position(p, seeds, params, binom, board, state, out):
+    """Write position ``p`` of layer ``seeds`` into ``board`` and its legal actions into ``out``; return how many.
+
+    ``state`` is scratch of the rules' state length, its mover 0 and its game ongoing (as :func:`_ending` and
+    every kernel here read a board: the mover's pits first).
+    """
+    size = 2 * params[0]
+    _unrank(p, seeds, size, binom, board)
+    for i in range(size):
+        state[i] = board[i]
+    state[size + 2] = 0
+    state[size + 4] = ONGOING
+    return legal_actions(state, params, out)
+
+
 @jit(inline=False)
 def _layer_moves(seeds, start, stop, params, binom, moves, caps, counts):
     """The moves of the positions ``start..stop-1`` of layer ``seeds``.
@@ -241,10 +242,7 @@ def _layer_moves(seeds, start, stop, params, binom, moves, caps, counts):
     child = np.empty(size, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
     for p in range(start, stop):
-        _unrank(p, seeds, size, binom, board)
-        for i in range(size):
-            state[i] = board[i]
-        count = legal_actions(state, params, out)
+        count = _position(p, seeds, params, binom, board, state, out)
         counts[p] = count
         for j in range(count):
             caps[p, j] = _turned(board, out[j], n, params[3], child)
@@ -296,69 +294,11 @@ def _sweep(layer, moves, caps, counts, exits, write):
 # --------------------------------------------------------------------------- the layered build
 
 
-class _Work(NamedTuple):
-    """What the kernels of the layered build read and write.
-
-    ``lower`` holds the values of the layers below (read only; indexed by
-    ``offsets``), ``layer`` the values of the layer being solved, ``exits``
-    each position's best capturing move (or its value if it has no move) and
-    ``dirty`` the positions to evaluate again (a byte each).
-    """
-
-    params: np.ndarray
-    binom: np.ndarray
-    offsets: np.ndarray
-    lower: np.ndarray
-    layer: np.ndarray
-    exits: np.ndarray
-    dirty: np.ndarray
-
-
 @jit
-def _evaluate(p, seeds, work, first, board, child, state, out):
-    """The value of position ``p`` of layer ``seeds`` by one step of the recurrence, its moves played afresh.
+def _parents(board, seeds, params, binom, parent, candidate, child, state, out, found):
+    """Write into ``found`` the rank of each position of the layer with a quiet move to ``board``; return how many.
 
-    ``first``: compute the best exit from the layers below (and store it
-    when ``work.exits`` has room for it); else read it from ``work.exits``.
-    ``board`` is left holding the position's board.
-    """
-    params, binom, offsets = work.params, work.binom, work.offsets
-    n = params[0]
-    size = 2 * n
-    _unrank(p, seeds, size, binom, board)
-    for i in range(size):
-        state[i] = board[i]
-    state[size + 2] = 0
-    state[size + 4] = ONGOING
-    count = legal_actions(state, params, out)
-    best_exit = _NONE
-    if first:
-        if count == 0:
-            best_exit = _ending(board, n, params[5])
-    else:
-        best_exit = work.exits[p]
-    best = best_exit
-    for j in range(count):
-        taken = _turned(board, out[j], n, params[3], child)
-        if taken > 0:
-            if first:
-                value = taken - work.lower[offsets[seeds - taken] + _rank(child, size, binom)]
-                if value > best_exit:
-                    best_exit = value
-        else:
-            value = -work.layer[_rank(child, size, binom)]
-            if value > best:
-                best = value
-    if first and work.exits.shape[0] > 0:
-        work.exits[p] = best_exit
-    return best if best > best_exit else best_exit
-
-
-@jit
-def _mark_parents(board, seeds, work, parent, candidate, child, state, out):
-    """Mark in ``work.dirty`` every position of the layer with a quiet move to ``board``.
-
-    The moves are taken back (the "unmoves" of retrograde analysis): the
+    A position with two quiet moves to ``board`` is written twice.  The moves are taken back (the "unmoves" of retrograde analysis): the
     pit the move started from is one of the previous mover's, empty now;
     removing one seed from each of the ``k`` pits after it (skipping it) and
     putting the ``k`` seeds back gives a candidate, whose move sows back to
@@ -367,9 +307,9 @@ def _mark_parents(board, seeds, work, parent, candidate, child, state, out):
     seed fell on a pit of the opponent's now holding 2 or 3, the rules' own
     kernels play the move forward to decide.
     """
-    params, binom = work.params, work.binom
     n = params[0]
     size = 2 * n
+    count = 0
     for origin in range(n, size):
         if board[origin] != 0:
             continue
@@ -392,15 +332,16 @@ def _mark_parents(board, seeds, work, parent, candidate, child, state, out):
                 if parent[i] > 0:
                     starved = False
             if (starved and params[R_FEED]) or (pit < n and (board[pit] == 2 or board[pit] == 3)):
-                if not _quiet_move(parent, origin - n, board, work, child, state, out):
+                if not _quiet_move(parent, origin - n, board, params, child, state, out):
                     continue
-            work.dirty[_rank(parent, size, binom)] = 1
+            found[count] = _rank(parent, size, binom)
+            count += 1
+    return count
 
 
 @jit
-def _quiet_move(parent, action, board, work, child, state, out):
+def _quiet_move(parent, action, board, params, child, state, out):
     """Whether ``action`` is legal in ``parent``, captures nothing and leads to ``board`` (by the rules' kernels)."""
-    params = work.params
     n = params[0]
     size = 2 * n
     for i in range(size):
@@ -421,60 +362,206 @@ def _quiet_move(parent, action, board, work, child, state, out):
 
 
 @jit(inline=False)
-def _pass_chunk(seeds, low, high, work, first, write):
-    """:func:`_pass` on the positions ``low..high-1``, on one thread."""
-    n = work.params[0]
+def _recurrence_chunk(seeds, low, high, params, binom, offsets, lower, layer):
+    """:func:`_recurrence` on the positions ``low..high-1``, on one thread."""
+    n = params[0]
     size = 2 * n
     board = np.empty(size, dtype=np.int64)
     child = np.empty(size, dtype=np.int64)
-    parent = np.empty(size, dtype=np.int64)
-    candidate = np.empty(size, dtype=np.int64)
     state = np.zeros(size + 5, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
-    changed = 0
+    errors = 0
     for p in range(low, high):
-        if not first and work.dirty[p] == 0:
-            continue
-        if write:
-            work.dirty[p] = 0
-        best = _evaluate(p, seeds, work, first, board, child, state, out)
-        if best != work.layer[p]:
-            changed += 1
-            if write:
-                work.layer[p] = best
-                _mark_parents(board, seeds, work, parent, candidate, child, state, out)
-    return changed
+        count = _position(p, seeds, params, binom, board, state, out)
+        best = _ending(board, n, params[5]) if count == 0 else -(1 << 30)
+        for j in range(count):
+            taken = _turned(board, out[j], n, params[3], child)
+            rank = _rank(child, size, binom)
+            value = taken - lower[offsets[seeds - taken] + rank] if taken > 0 else -layer[rank]
+            if value > best:
+                best = value
+        if best != layer[p]:
+            errors += 1
+    return errors
 
 
 @jit(inline=False, parallel=True)
-def _pass(seeds, start, stop, work, first, write):
-    """One pass of the recurrence over the positions ``start..stop-1`` of a layer, on all threads.
-
-    With ``first`` every position is evaluated (and its exit computed);
-    else only the dirty ones.  A position's flag is cleared before it is
-    evaluated; with ``write`` a changed value is stored and the positions
-    with a quiet move to it are flagged, to be evaluated later in this pass
-    (those after it) or in the next; without ``write`` the positions that
-    break the recurrence are only counted.  Threads share the flags: a flag
-    set after its position was evaluated stays set, so no change is missed.
-    Returns how many values changed (or would).
-    """
+def _recurrence(seeds, start, stop, params, binom, offsets, lower, layer):
+    """How many positions ``start..stop-1`` of layer ``seeds`` break the minimax recurrence: their value is not
+    the best over their moves of the seeds captured minus the child's value (each side's own seeds when there
+    is no move), the moves played afresh by the rules' kernels, on all threads."""
     chunk = 4096
-    chunks = (stop - start + chunk - 1) // chunk
-    changed = 0
-    for c in prange(chunks):
+    errors = 0
+    for c in prange((stop - start + chunk - 1) // chunk):
         low = start + c * chunk
-        changed += _pass_chunk(seeds, low, min(stop, low + chunk), work, first, write)
-    return changed
+        errors += _recurrence_chunk(seeds, low, min(stop, low + chunk), params, binom, offsets, lower, layer)
+    return errors
+
+
+# --------------------------------------------------------------------------- retrograde analysis with counts
+#
+# Each position's value is settled once, largest margins first: for t = S, S-1, ..., 1, a position is worth
+# +t when its best capture is worth t, or when a quiet move leads to a position worth -t to its mover; it is
+# worth -t when its best capture (if any) is worth -t or less and every quiet move leads to a position already
+# known to be worth t or more to its mover.  A byte per position counts the quiet moves not yet known to lead
+# there (negative once the value is settled); a queue holds the positions settled, each once, whose parents
+# (found by taking moves back) are then updated.  Positions never settled are worth 0: every quiet line
+# from them goes on for ever or ends in a capture worth no more than 0 either way.
+
+
+_SETTLED = -64  # the count byte of a settled position (decrements keep it negative)
+
+
+class _Counts(NamedTuple):
+    """What the kernels of the count build read and write: the rules and index tables, the values of the
+    layers below (``lower``) and of the layer (``layer``), each position's best capture (``exits``, or its
+    value if it has no move), its count byte (``counts``), the queue of settled positions and its length
+    (``tail``, one entry, updated atomically)."""
+
+    params: np.ndarray
+    binom: np.ndarray
+    offsets: np.ndarray
+    lower: np.ndarray
+    layer: np.ndarray
+    exits: np.ndarray
+    counts: np.ndarray
+    queue: np.ndarray
+    tail: np.ndarray
 
 
 @jit(inline=False)
-def _any(flags):
-    """Whether a byte of ``flags`` is set."""
-    for i in range(flags.shape[0]):
-        if flags[i]:
+def _count_moves_chunk(seeds, low, high, work):
+    """:func:`_count_moves` on the positions ``low..high-1``, on one thread."""
+    params, binom, offsets = work.params, work.binom, work.offsets
+    n = params[0]
+    size = 2 * n
+    board = np.empty(size, dtype=np.int64)
+    child = np.empty(size, dtype=np.int64)
+    state = np.zeros(size + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    for p in range(low, high):
+        count = _position(p, seeds, params, binom, board, state, out)
+        best = _NONE
+        if count == 0:
+            best = _ending(board, n, params[5])
+        quiet = 0
+        for j in range(count):
+            taken = _turned(board, out[j], n, params[3], child)
+            if taken > 0:
+                value = taken - work.lower[offsets[seeds - taken] + _rank(child, size, binom)]
+                if value > best:
+                    best = value
+            else:
+                quiet += 1
+        work.exits[p] = best
+        work.counts[p] = quiet
+
+
+@jit(inline=False, parallel=True)
+def _count_moves(seeds, work):
+    """Each position's best capture (``exits``) and its number of quiet moves (``counts``), on all threads."""
+    total = work.layer.shape[0]
+    chunk = 4096
+    for c in prange((total + chunk - 1) // chunk):
+        _count_moves_chunk(seeds, c * chunk, min(total, (c + 1) * chunk), work)
+
+
+@jit
+def _settle(p, value, work):
+    """Settle position ``p`` at ``value`` and queue it, unless another thread settled it first; return whether
+    this call did."""
+    while True:
+        found = work.counts[p]
+        if found < 0:
+            return False
+        if atomic_cas(work.counts, p, found, _SETTLED) == found:
+            work.layer[p] = value
+            work.queue[atomic_add(work.tail, 0, 1)] = p
             return True
-    return False
+
+
+@jit(inline=False)
+def _count_seed_chunk(margin, low, high, work):
+    """:func:`_count_seed` on the positions ``low..high-1``, on one thread."""
+    for p in range(low, high):
+        count = work.counts[p]
+        if count < 0:
+            continue
+        best = work.exits[p]
+        if best == margin or (count == 0 and best == -margin):
+            _settle(p, best, work)
+
+
+@jit(inline=False, parallel=True)
+def _count_seed(margin, work):
+    """Settle the positions worth ``±margin`` by their own captures alone (or by moves already known), on all
+    threads: a best capture worth ``margin``, or one worth ``-margin`` with every quiet move known to lose."""
+    total = work.layer.shape[0]
+    chunk = 1 << 16
+    for c in prange((total + chunk - 1) // chunk):
+        _count_seed_chunk(margin, c * chunk, min(total, (c + 1) * chunk), work)
+
+
+@jit(inline=False)
+def _count_level_chunk(seeds, margin, low, high, work):
+    """:func:`_count_level` on the entries ``low..high-1`` of the queue, on one thread."""
+    params, binom = work.params, work.binom
+    n = params[0]
+    size = 2 * n
+    board = np.empty(size, dtype=np.int64)
+    parent = np.empty(size, dtype=np.int64)
+    candidate = np.empty(size, dtype=np.int64)
+    child = np.empty(size, dtype=np.int64)
+    state = np.zeros(size + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    found = np.empty(n * (seeds + 1), dtype=np.int64)
+    for i in range(low, high):
+        q = work.queue[i]
+        lost = work.layer[q] < 0
+        _unrank(q, seeds, size, binom, board)
+        for k in range(_parents(board, seeds, params, binom, parent, candidate, child, state, out, found)):
+            p = found[k]
+            if lost:  # a quiet move to a lost position: the parent wins by the margin
+                _settle(p, margin, work)
+            else:
+                before = atomic_add(work.counts, p, -1)
+                if before == 1 and work.exits[p] <= -margin:  # every quiet move now known to lose
+                    _settle(p, -margin, work)
+
+
+@jit(inline=False, parallel=True)
+def _count_level(seeds, margin, start, stop, work):
+    """Update the parents of the positions ``queue[start:stop]`` (settled at ``±margin``), on all threads."""
+    chunk = 256
+    for c in prange((stop - start + chunk - 1) // chunk):
+        _count_level_chunk(seeds, margin, start + c * chunk, min(stop, start + (c + 1) * chunk), work)
+
+
+def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: "_Meter") -> int:
+    """Solve layer ``seeds`` into ``layer`` from ``lower`` (the layers below) by counts; return the margins
+    that settled a position."""
+    size = layer.shape[0]
+    params = np.array(database.rules.params)
+    work = _Counts(params, database._binom, database._offsets, lower, layer, np.empty(size, dtype=np.int8),
+                   np.empty(size, dtype=np.int8), np.empty(size, dtype=np.int32 if size < 2**31 else np.int64),
+                   np.zeros(1, dtype=np.int64))
+    layer[:] = 0
+    meter.show(seeds, 0, f"{size:,} positions with {seeds} seeds: counting moves")
+    _count_moves(seeds, work)
+    meter.show(seeds, size // 2, f"{size:,} positions with {seeds} seeds: moves counted")
+    settled = 0
+    for margin in range(seeds, 0, -1):
+        start = int(work.tail[0])
+        _count_seed(margin, work)
+        head = start
+        while head < work.tail[0]:
+            stop = int(work.tail[0])
+            _count_level(seeds, margin, head, stop, work)
+            head = stop
+        settled += head > start
+        meter.show(seeds, size // 2 + size // 2 * (seeds - margin + 1) // seeds,
+                   f"{seeds} seeds, margin {margin}: {int(work.tail[0]):,} of {size:,} settled")
+    return settled
 
 
 @jit
@@ -663,16 +750,15 @@ class EndgameDatabase:
         values = self.values
         if not values.flags.writeable:  # the kernel is compiled for writable arrays; a private mapping writes nothing
             values = np.memmap(self.path, dtype=np.int8, mode="c", offset=self._offset, shape=(len(self),))
-        none8, none_flags = np.zeros(0, dtype=np.int8), np.zeros(0, dtype=np.uint8)
         errors = 0
         for seeds in range(self.seeds + 1) if layers is None else layers:
             if not 0 <= seeds <= self.seeds:
                 raise ValueError(f"layers must be from 0 to {self.seeds}, got {seeds}")
             start, stop = int(self._offsets[seeds]), int(self._offsets[seeds + 1])
-            work = _Work(params, self._binom, self._offsets, values[:start], values[start:stop], none8, none_flags)
             for low in range(0, stop - start, _BLOCK):
                 high = min(stop - start, low + _BLOCK)
-                errors += _pass(seeds, low, high, work, True, False)
+                errors += _recurrence(seeds, low, high, params, self._binom, self._offsets, values[:start],
+                                      values[start:stop])
                 if progress is not None:
                     progress(seeds, high, f"checking the recurrence, {stop - start:,} positions with {seeds} seeds")
         return errors
@@ -808,7 +894,7 @@ def check_build(
     """The rules and seeds of a database that can be built within ``memory`` bytes (None: any).
 
     ``method`` None is :func:`build_file`, whose memory beyond the file is
-    :func:`work_memory`; ``"propagate"`` or ``"sweeps"`` is :func:`build`
+    :func:`work_memory`; ``"counts"`` or ``"sweeps"`` is :func:`build`
     in memory (:func:`memory_needed`).
 
     Raises:
@@ -828,19 +914,18 @@ def check_build(
 
 
 #: The ways :func:`build` can solve a layer (the values are the same).
-METHODS = ("propagate", "sweeps")
+METHODS = ("counts", "sweeps")
 
-_BLOCK = 1 << 20  # positions per call of the pass kernel, between progress reports
+_BLOCK = 1 << 20  # positions per call of the recurrence check, between progress reports
 
 
 class _Meter:
-    """Progress of a build: the share done, the pass, positions per second and an estimate of the time left.
+    """Progress of a build: the share done, positions per second and an estimate of the time left.
 
-    The layer is the first argument of each call of ``progress``.
-
-    The estimate assumes every position costs what those evaluated so far
-    cost (the passes after the first touch few positions, and the larger
-    layers cost a little more per position).
+    The layer is the first argument of each call of ``progress``.  A layer's
+    work is counted half for its moves and half for its margins settled.
+    The estimate assumes every position costs what those done so far cost
+    (the larger layers cost a little more per position).
     """
 
     def __init__(self, pits: int, seeds: int, first: int, progress: Optional[Progress]) -> None:
@@ -851,55 +936,23 @@ class _Meter:
         self.pits = pits
         self.seeds = seeds
         self.total = sum(_layer_size(pits, s) for s in range(first, seeds + 1))
-        self.done = 0  # positions of the finished layers (and of the current one's first pass)
-        self.evaluated = 0  # evaluations so far, every pass
+        self.done = 0  # positions of the finished layers
         self.start = self._clock()
 
-    def show(self, layer: int, step: int, in_layer: int, text: str) -> None:
+    def show(self, layer: int, in_layer: int, text: str) -> None:
+        """Report ``in_layer`` positions' worth of the layer done."""
         if self.progress is None:
             return
         elapsed = self._clock() - self.start
         done = self.done + in_layer
-        rate = self.evaluated / elapsed if elapsed > 0 else 0.0
+        rate = done / elapsed if elapsed > 0 else 0.0
         left = elapsed / done * (self.total - done) if done else float("nan")
         eta = "?" if math.isnan(left) else f"{left / 60:.1f} min" if left >= 60 else f"{left:.0f} s"
         width = 20
         filled = int(width * done / self.total) if self.total else width
         bar = "#" * filled + "." * (width - filled)
-        self.progress(layer, done, f"[{bar}] {100 * done / max(1, self.total):3.0f}%, pass {step}, "
+        self.progress(layer, done, f"[{bar}] {100 * done / max(1, self.total):3.0f}%, "
                       f"{rate / 1e6:.2f} M pos/s, ETA {eta} ({text})")
-
-
-def _solve_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: _Meter) -> int:
-    """Solve layer ``seeds`` into ``layer`` (its values) from ``lower`` (the layers below); return the passes.
-
-    The first pass evaluates every position (computing its best capture
-    from the layers below once and for all); each later pass evaluates
-    only the positions with a quiet move to a position whose value changed
-    in the pass before, found by taking moves back.  Values start at 0 and
-    only move away from it, so the fixed point is the one :func:`build`
-    describes, whatever the order of the evaluations.
-    """
-    size = layer.shape[0]
-    params = np.array(database.rules.params)
-    work = _Work(params, database._binom, database._offsets, lower, layer, np.empty(size, dtype=np.int8),
-                 np.zeros(size, dtype=np.uint8))
-    layer[:] = 0
-    passes = 0
-    first = True
-    while True:
-        passes += 1
-        changed = 0
-        for start in range(0, size, _BLOCK):
-            stop = min(size, start + _BLOCK)
-            changed += _pass(seeds, start, stop, work, first, True)
-            meter.evaluated += stop - start if first else 0
-            meter.show(seeds, passes, stop if first else size, f"{changed:,} changed")
-        if not first:
-            meter.evaluated += changed
-        first = False
-        if not _any(work.dirty):
-            return passes
 
 
 def _sweep_layer(database: "EndgameDatabase", seeds: int, values: np.ndarray, progress: Optional[Progress]) -> int:
@@ -930,7 +983,7 @@ def build(
     seeds: int = 15,
     progress: Optional[Progress] = None,
     memory: Optional[int] = None,
-    method: str = "propagate",
+    method: str = "counts",
     threads: Optional[int] = None,
 ) -> EndgameDatabase:
     """Solve every position with at most ``seeds`` seeds on the board by retrograde analysis, in memory.
@@ -945,22 +998,24 @@ def build(
     in which endless play is worth 0 (see the module docstring), in any
     order of evaluation.
 
-    ``method="propagate"`` (the default) generates the moves afresh at each
-    evaluation, on ``threads`` threads, and after a first pass over the
-    layer evaluates only the positions a changed value can change, found by
-    taking moves back, as Romein and Bal's propagation does: a few bytes a
-    position of the layer.  ``method="sweeps"`` is the first builder: tables
-    of every move of the layer (about 30 bytes a position) and whole sweeps.
+    ``method="counts"`` (the default) settles each position once, largest
+    margins first, by counting for each position its quiet moves not yet
+    known to lose and taking moves back from each settled position to its
+    parents, as Romein and Bal's retrograde propagation does (see the
+    section *retrograde analysis with counts* of the code), on ``threads``
+    threads: six bytes a position of the largest layer.  ``method="sweeps"``
+    is the first builder, the recurrence itself: tables of every move of
+    the layer (about 30 bytes a position) swept until no value changes.
     Both give the same values; :func:`build_file` writes a large database
-    to disk layer by layer and resumes a build that was stopped.
+    to disk layer by layer by counts and resumes a build that was stopped.
 
     Args:
         rules: the rules (default Abapa); ``max_plies`` must be None.
         seeds: ``S``, the most seeds on the board.
         progress: called as ``progress(layer, done, message)`` now and then.
         memory: refuse to start if the build would hold more bytes than this.
-        method: ``"propagate"`` or ``"sweeps"``.
-        threads: threads of the propagation (None: as many as numba has).
+        method: ``"counts"`` or ``"sweeps"``.
+        threads: threads of the count build (None: as many as numba has).
 
     Raises:
         ValueError: bad rules, seeds or method, or more memory needed than ``memory``.
@@ -977,7 +1032,7 @@ def build(
         if method == "sweeps":
             _sweep_layer(database, layer_seeds, values, progress)
         else:
-            _solve_layer(database, layer_seeds, values[:start], values[start:stop], meter)
+            _count_layer(database, layer_seeds, values[:start], values[start:stop], meter)
         meter.done += stop - start
     database._values = values
     database.checksum = hashlib.sha256(values.tobytes()).hexdigest()
@@ -1019,11 +1074,9 @@ def build_file(
     """Build the database of ``seeds`` seeds into the file ``path``, layer by layer, resuming a stopped build.
 
     The values go straight into ``path + ".part"``, laid out as the final
-    file, each layer solved with the layers below mapped: by sweeps over
-    its tables of moves while they take at most :data:`SWEEP_LAYER_BYTES`
-    (several times faster), by the propagation of :func:`build` above, so
-    that the memory it needs beyond the file is about two bytes a position
-    of the largest layer (:func:`work_memory`).  Each finished layer's SHA-256 is recorded in
+    file, each layer solved by counts (:func:`build`) with the layers below
+    mapped, so that the memory it needs beyond the file is six bytes a
+    position of the largest layer (:func:`work_memory`).  Each finished layer's SHA-256 is recorded in
     ``path + ".part.json"``; a build started again with the same rules and
     seeds checks the finished layers against it and goes on from the first
     one missing or damaged.  When the last layer is done the header is
@@ -1072,21 +1125,13 @@ def build_file(
     meter = _Meter(rules.pits_per_side, seeds, len(layers), progress)
     for layer_seeds in range(len(layers), seeds + 1):
         start, stop = int(database._offsets[layer_seeds]), int(database._offsets[layer_seeds + 1])
-        if _sweeps_fit(rules.pits_per_side, layer_seeds):  # small layers: the faster sweeps
-            values = np.memmap(part, dtype=np.int8, mode="r+", offset=offset, shape=(stop,))
-            values[start:stop] = 0
-            _sweep_layer(database, layer_seeds, values, progress)
-            values.flush()
-            layers.append(_layer_digest(values[start:stop]))
-            del values
-        else:
-            lower = (np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(start,)) if start
-                     else np.zeros(0, dtype=np.int8))
-            layer = np.memmap(part, dtype=np.int8, mode="r+", offset=offset + start, shape=(stop - start,))
-            _solve_layer(database, layer_seeds, lower, layer, meter)
-            layer.flush()
-            layers.append(_layer_digest(layer))
-            del layer, lower
+        lower = (np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(start,)) if start
+                 else np.zeros(0, dtype=np.int8))
+        layer = np.memmap(part, dtype=np.int8, mode="r+", offset=offset + start, shape=(stop - start,))
+        _count_layer(database, layer_seeds, lower, layer, meter)
+        layer.flush()
+        layers.append(_layer_digest(layer))
+        del layer, lower
         with open(part, "rb+") as handle:
             os.fsync(handle.fileno())
         _write_json(state_path, {**expected, "layers": layers})

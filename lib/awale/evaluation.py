@@ -57,8 +57,8 @@ from .engine import ONGOING, capture, game_arrays, legal_actions, sow
 from .rules import Rules
 
 __all__ = [
-    "FEATURES", "N_FEATURES", "Evaluation", "checked_weights", "features", "load_evaluation", "WEIGHTS_PATH", "logit",
-    "moves_and_best_capture",
+    "FEATURES", "N_FEATURES", "Evaluation", "checked_weights", "features", "load_evaluation", "WEIGHTS_PATH", "WEIGHTS",
+    "logit", "moves_and_best_capture",
 ]
 
 #: The features, in the order of :func:`features` and of the weights.
@@ -77,6 +77,10 @@ N_FEATURES = len(FEATURES)
 
 #: Where the fitted weights live (written by ``data/evaluation/fit.py``).
 WEIGHTS_PATH = Path(__file__).with_name("evaluation.json")
+
+#: The weights by their source: ``"games"``, fitted on the results of stored games (:data:`WEIGHTS_PATH`), and
+#: ``"perfect"``, fitted on the endgame database's values (``data/evaluation/fit_perfect.py``).
+WEIGHTS = {"games": WEIGHTS_PATH, "perfect": WEIGHTS_PATH.with_name("evaluation-perfect.json")}
 
 
 @jit

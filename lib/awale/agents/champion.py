@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from .. import book as _book
+from ..evaluation import WEIGHTS
 from ..game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
@@ -69,6 +70,8 @@ class Champion(Agent):
             0 searches full width only, which the factorial of chapter 8 found stronger at equal time).
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
         reductions: late-move reductions (:mod:`awale.search.alphabeta`); default False.
+        weights: the evaluation's weights, ``"games"`` (the default) or ``"perfect"`` (fitted on the endgame
+            database; :data:`awale.evaluation.WEIGHTS`).
     """
 
     name = "champion"
@@ -88,6 +91,8 @@ class Champion(Agent):
               doc="plies of capture extensions at the depth limit"),
         Param("pvs", bool, False, doc="principal variation search with aspiration windows"),
         Param("reductions", bool, False, doc="late-move reductions"),
+        Param("weights", str, "games", choices=tuple(WEIGHTS),
+              doc="the evaluation's weights: fitted on game results ('games') or on the endgame database ('perfect')"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -111,7 +116,7 @@ class Champion(Agent):
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
-            reductions=self.reductions,
+            reductions=self.reductions, weights=self.weights,
         )
 
     def observe_clock(self, remaining: float, increment: float) -> None:

@@ -56,12 +56,12 @@ __all__ = [
 ]
 
 #: The most memory beyond the file that building a database for the ``endgame`` option may take (bytes): on the
-#: standard board of 6 pits a side, two bytes a position of the largest layer, so 28 seeds (3.4 GB) fit.
+#: standard board of 6 pits a side, six bytes a position of the largest layer, so 28 seeds (10.1 GB) fit.
 BUILD_MEMORY = 12 * 2**30
 
-#: Positions a second the build was measured to solve on the development machine (2 cores, under load: see
-#: ``data/endgame/build-cost.csv``); the time announced before a build is the positions divided by it.
-BUILD_RATE = 200_000
+#: Positions a second the build was measured to solve on the development machine (2 idle cores, the build to
+#: 25 seeds of ``data/endgame/build-cost.csv``); the time announced before a build is the positions divided by it.
+BUILD_RATE = 1_900_000
 
 _OPEN: Dict[Tuple[str, float], object] = {}  # path and modification time -> the database, opened once
 _READY: Set[str] = set()  # cached databases found whole (or built) by this process: not locked and checked again

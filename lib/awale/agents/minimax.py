@@ -11,7 +11,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..evaluation import FEATURES, load_evaluation
+from ..evaluation import FEATURES, WEIGHTS, Evaluation, load_evaluation
 from ..game import Game
 from ..search.alphabeta import EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
@@ -61,6 +61,9 @@ class Minimax(Agent):
         pvs: principal variation search with aspiration windows
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).
+        weights: with ``evaluation``, its weights: ``"games"`` (the default),
+            fitted on the results of stored games, or ``"perfect"``, fitted
+            on the values of the endgame database (:data:`awale.evaluation.WEIGHTS`).
         reductions: late-move reductions (:mod:`awale.search.alphabeta`):
             late quiet moves searched a ply less deep unless they prove
             good, so other values at a fixed depth, in fewer nodes; False
@@ -84,6 +87,8 @@ class Minimax(Agent):
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
         Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
+        Param("weights", str, "games", choices=tuple(WEIGHTS),
+              doc="the evaluation's weights: fitted on game results ('games') or on the endgame database ('perfect')"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -95,6 +100,12 @@ class Minimax(Agent):
     def validate(self) -> None:
         if self.manage and (self.time is None or self.nodes is not None):
             raise ValueError(f"{self.name}: manage divides a time among the moves; give a time (and no nodes)")
+        if self.weights != "games" and not self.evaluation:
+            raise ValueError(f"{self.name}: weights are the evaluation's; give evaluation=True with them")
+
+    def _evaluation(self) -> Optional[Evaluation]:
+        """The evaluation the search scores its depth limit with, or None."""
+        return load_evaluation(WEIGHTS[self.weights]) if self.evaluation else None
 
     @property
     def spec(self) -> str:
@@ -110,7 +121,7 @@ class Minimax(Agent):
         self._rng = np.random.default_rng(self.seed)
         self.last_search: Optional[SearchResult] = None
         self._endgame = EndgameOption(self.endgame)
-        self._manager = TimeManager(self.time, _points_per_seed(self.evaluation)) if self.manage else None
+        self._manager = TimeManager(self.time, _points_per_seed(self._evaluation())) if self.manage else None
 
     def observe_clock(self, remaining: float, increment: float) -> None:
         """With ``manage``, size the next move by the clock (see :mod:`awale.agents.timing`); else nothing."""
@@ -129,7 +140,7 @@ class Minimax(Agent):
             return exact
         database = self._endgame.database(game.rules)
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
-            evaluation = load_evaluation() if self.evaluation else None
+            evaluation = self._evaluation()
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
                                        pvs=self.pvs, reductions=self.reductions)
         if self._manager is None:
@@ -146,8 +157,8 @@ class Minimax(Agent):
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]
 
 
-def _points_per_seed(evaluation: bool) -> float:
-    """The search's points per captured seed: 1, or with the evaluation its weight of a capture in points."""
-    if not evaluation:
+def _points_per_seed(evaluation: Optional[Evaluation]) -> float:
+    """The search's points per captured seed: 1, or with an evaluation its weight of a capture in points."""
+    if evaluation is None:
         return 1.0
-    return max(EVAL_SCALE * float(load_evaluation().weights[FEATURES.index("captures")]), 1.0)
+    return max(EVAL_SCALE * float(evaluation.weights[FEATURES.index("captures")]), 1.0)

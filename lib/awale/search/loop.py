@@ -6,7 +6,7 @@ One kernel family serves the one-thread search (:class:`awale.search.mcts.Search
 * plain (``shared=0``, one thread): entries are updated by ordinary stores, and a node's visit is counted when
   its reward is backed up;
 * shared (``shared=1``, a tree other threads grow at the same time): entries are updated by atomic instructions
-  (:mod:`awale.search._atomic`), a move is taken and a node published by compare-and-swap, and a visit is
+  (:mod:`awale._atomic`), a move is taken and a node published by compare-and-swap, and a visit is
   counted on the way down (the *virtual loss* of tree parallelisation), the backup then adding only the reward.
 
 The kernels take four named structures, never long argument lists: the :class:`Tree` (its arrays, the node
@@ -34,7 +34,7 @@ from ..engine import (
     DRAW, NORTH, ONGOING, R_GRAND_SLAM, SOUTH, advance, below, capture, copy_history, grown, legal_actions, sow,
 )
 from ..evaluation import logit
-from ._atomic import atomic_add, atomic_cas, atomic_load, relax
+from .._atomic import atomic_add, atomic_cas, atomic_load, relax
 
 __all__ = [
     "Tree", "Root", "Options", "Work",

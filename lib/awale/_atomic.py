@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import threading
 
-from .._jit import COMPILED
+from ._jit import COMPILED
 
 __all__ = ["atomic_add", "atomic_cas", "atomic_load", "relax"]
 
