@@ -1,6 +1,6 @@
 """Fit the evaluation to the endgame database: ``python data/evaluation/fit_perfect.py --db endgame25.db``.
 
-Learning from perfection (van Rijswijck's phrase for Awari): the evaluation of ``awale.evaluation`` has the
+Targets from perfect play: the evaluation of ``awale.evaluation`` has the
 same features and form as ``fit.py``'s, but its targets are exact.  Positions are drawn uniformly from each
 layer of ``LOW`` to ``--seeds`` seeds of the database (the board, the player to move first), ``--per-layer``
 a layer.  A board does not say who leads, so each is given the captures of a game: the mover's lead in
