@@ -352,8 +352,8 @@ def _add_play(commands: Any) -> None:
         "are also understood. The board shows the pit sown last (•) and the pits it captured (×).",
     )
     game.add_argument("agent", nargs="?", type=_spec, default=DEFAULT_AGENT, metavar="SPEC",
-                      help=f"the opponent (default {DEFAULT_AGENT}; \"champion(endgame='15')\" also plays "
-                      "perfect endgames, after building the 15-seed database once, about 25 s)")
+                      help=f"the opponent (default {DEFAULT_AGENT}; with endgame='15' it also plays "
+                      "perfect endgames, after building the 15-seed database once, about 10 s)")
     game.add_argument("--side", choices=("south", "north"), default="south", help="your side; South moves first (default south)")
     game.add_argument("--rules", type=_rules, default=None, metavar="RULES",
                       help="abapa (default), simplified, or key=value pairs such as 'pits_per_side=4,feed=false'")
