@@ -405,8 +405,9 @@ def _recurrence(seeds, start, stop, params, binom, offsets, lower, layer):
 # worth -t when its best capture (if any) is worth -t or less and every quiet move leads to a position already
 # known to be worth t or more to its mover.  A byte per position counts the quiet moves not yet known to lead
 # there (negative once the value is settled); a queue holds the positions settled, each once, whose parents
-# (found by taking moves back) are then updated.  Positions never settled are worth 0: every quiet line
-# from them goes on for ever or ends in a capture worth no more than 0 either way.
+# (found by taking moves back) are then updated.  Positions never settled are worth 0: neither side can force
+# a margin from them.  Each parallel loop only calls an out-of-line kernel per chunk, as ``_recurrence`` does:
+# with the work written in the loop's body, numba's parallel loops gave wrong values (threads sharing arrays).
 
 
 _SETTLED = -64  # the count byte of a settled position (decrements keep it negative)
