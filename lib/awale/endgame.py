@@ -137,10 +137,15 @@ def _layer_size(pits_per_side: int, seeds: int) -> int:
     return math.comb(seeds + 2 * pits_per_side - 1, 2 * pits_per_side - 1)
 
 
+def _queue_type(positions: int) -> type:
+    """The integers of the count build's queue for a layer of ``positions``: 4 bytes, 8 from 2**31 positions on."""
+    return np.int32 if positions < 2**31 else np.int64
+
+
 def _count_bytes(positions: int) -> int:
     """Bytes the count build holds for a layer of ``positions``: its best captures and counts (a byte each)
-    and its queue of settled positions (4 bytes each, 8 from 2**31 positions on)."""
-    return positions * (2 + (4 if positions < 2**31 else 8))
+    and its queue of settled positions."""
+    return positions * (2 + np.dtype(_queue_type(positions)).itemsize)
 
 
 def work_memory(pits_per_side: int, seeds: int) -> int:
@@ -237,7 +242,6 @@ def _layer_moves(seeds, start, stop, params, binom, moves, caps, counts):
     n = params[0]
     size = 2 * n
     state = np.zeros(size + 5, dtype=np.int64)
-    state[size + 4] = ONGOING
     board = np.empty(size, dtype=np.int64)
     child = np.empty(size, dtype=np.int64)
     out = np.empty(n, dtype=np.int64)
@@ -538,19 +542,17 @@ def _count_level(seeds, margin, start, stop, work):
         _count_level_chunk(seeds, margin, start + c * chunk, min(stop, start + (c + 1) * chunk), work)
 
 
-def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: "_Meter") -> int:
-    """Solve layer ``seeds`` into ``layer`` from ``lower`` (the layers below) by counts; return the margins
-    that settled a position."""
+def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: "_Meter") -> None:
+    """Solve layer ``seeds`` into ``layer`` from ``lower`` (the layers below) by counts."""
     size = layer.shape[0]
     params = np.array(database.rules.params)
     work = _Counts(params, database._binom, database._offsets, lower, layer, np.empty(size, dtype=np.int8),
-                   np.empty(size, dtype=np.int8), np.empty(size, dtype=np.int32 if size < 2**31 else np.int64),
+                   np.empty(size, dtype=np.int8), np.empty(size, dtype=_queue_type(size)),
                    np.zeros(1, dtype=np.int64))
     layer[:] = 0
     meter.show(seeds, 0, f"{size:,} positions with {seeds} seeds: counting moves")
     _count_moves(seeds, work)
     meter.show(seeds, size // 2, f"{size:,} positions with {seeds} seeds: moves counted")
-    settled = 0
     for margin in range(seeds, 0, -1):
         start = int(work.tail[0])
         _count_seed(margin, work)
@@ -559,10 +561,8 @@ def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, lay
             stop = int(work.tail[0])
             _count_level(seeds, margin, head, stop, work)
             head = stop
-        settled += head > start
         meter.show(seeds, size // 2 + size // 2 * (seeds - margin + 1) // seeds,
                    f"{seeds} seeds, margin {margin}: {int(work.tail[0]):,} of {size:,} settled")
-    return settled
 
 
 @jit
