@@ -169,3 +169,64 @@ def test_the_command_line_builds_layer_by_layer_and_checks_each_layer(tmp_path, 
     from awale.agents.endgame import built_database_path
 
     assert eg.load(str(built_database_path(5, SMALL)), verify=True).seeds == 5
+
+
+def _waves(database, seeds):
+    """The wave of every won or lost position of a layer, from its values alone: a position worth ``+t`` is of
+    wave 0 when a capture gives it ``t``, else one more than its quiet child worth ``-t`` of the lowest wave;
+    one worth ``-t`` is of wave 0 when a capture gives ``-t`` and no quiet child is worth ``t``, else one more
+    than the highest wave of its quiet children worth ``t``."""
+    params, binom, offsets = np.array(database.rules.params), database._binom, database._offsets
+    n = database.rules.pits_per_side
+    board, child = np.empty(2 * n, dtype=np.int64), np.empty(2 * n, dtype=np.int64)
+    state, out = np.zeros(2 * n + 5, dtype=np.int64), np.empty(n, dtype=np.int64)
+    values = database.values
+    low = int(offsets[seeds])
+    moves = {}
+    for rank in range(int(offsets[seeds + 1]) - low):
+        count = eg._position(rank, seeds, params, binom, board, state, out)
+        best, quiet = (eg._ending(board, n, params[5]) if count == 0 else None), []
+        for j in range(count):
+            taken = eg._turned(board, out[j], n, params[3], child)
+            if taken:
+                value = taken - int(values[int(offsets[seeds - taken]) + eg._rank(child, 2 * n, binom)])
+                best = value if best is None else max(best, value)
+            else:
+                quiet.append(low + eg._rank(child, 2 * n, binom))
+        if values[low + rank]:
+            moves[low + rank] = (best, quiet)
+    wave = {}
+    for w in range(len(moves) + 1):
+        found = {}
+        for p, (best, quiet) in moves.items():
+            if p in wave:
+                continue
+            t = int(values[p])
+            if t > 0:
+                settled = best == t if w == 0 else any(wave.get(c) == w - 1 for c in quiet if values[c] == -t)
+            else:
+                known = [wave.get(c) for c in quiet if values[c] == -t]
+                settled = (best == t and not known) if w == 0 else (
+                    bool(known) and None not in known and max(known) == w - 1)
+            if settled:
+                found[p] = w
+        if not found:
+            break
+        wave.update(found)
+    assert len(wave) == len(moves)  # every won or lost position has a wave
+    return wave
+
+
+def test_the_deepest_wave_of_each_layer_is_the_slowest_decision_of_its_values():
+    found = []
+    database = eg.build(SMALL, 8, deepest=found.append)
+    assert [d.seeds for d in found] == list(range(1, 9))
+    for deepest in found:
+        wave = _waves(database, deepest.seeds)
+        assert deepest.plies == max(wave.values())
+        slowest = [p for p, w in wave.items() if w == deepest.plies]
+        margin = max(abs(int(database.values[p])) for p in slowest)
+        assert (deepest.margin, deepest.index in slowest) == (margin, True)
+        assert abs(int(database.values[deepest.index])) == margin
+        assert deepest.positions == sum(abs(int(database.values[p])) == margin for p in slowest)
+    assert max(d.plies for d in found) >= 10  # quiet play does decide some positions, late

@@ -20,7 +20,16 @@ is exactly layers 0 to ``S``.  Columns:
   runs, so on a loaded machine the wall times are pessimistic;
 * ``run``: ``first``, or ``resumed`` for the layers of a build that resumed:
   with ``--previous CSV`` the rows of the layers it kept are taken from that
-  file and the new rows' times (and peaks) continue from its last one.
+  file and the new rows' times (and peaks) continue from its last one;
+* ``deepest_plies``, ``deepest_margin``, ``deepest_index``,
+  ``deepest_positions``: the layer's slowest decision
+  (:class:`awale.endgame.Deepest`: the most plies of quiet play before a
+  capture decides a position's value, the margin, a position and how many
+  share it; empty for the empty board).
+
+The rows are written again as each layer finishes.  Once the build is done,
+``values.csv`` (beside ``--out``) gets the count of each value in each
+layer: ``seeds``, ``value`` (for the player to move), ``positions``.
 """
 
 import argparse
@@ -29,6 +38,8 @@ import os
 import resource
 import sys
 import time
+
+import numpy as np
 
 from awale import Rules
 from awale import endgame as eg
@@ -76,6 +87,7 @@ def main() -> None:
     rows = []
     start = time.perf_counter()
     current = {"layer": None, "begin": start, "loads": [], "anon": 0.0}
+    deepest = {}
 
     def cpu() -> float:
         usage = resource.getrusage(resource.RUSAGE_SELF)
@@ -102,6 +114,7 @@ def main() -> None:
             "run": "first",
         })
         print(rows[-1], file=sys.stderr, flush=True)
+        write(args.out, rows, deepest)
 
     def progress(layer: int, done: int, message: str) -> None:
         now = time.perf_counter()
@@ -111,15 +124,40 @@ def main() -> None:
         current["loads"].append(os.getloadavg()[0])
         current["anon"] = max(current["anon"], anonymous_mib())
 
-    eg.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr))
+    database = eg.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr),
+                             deepest=lambda found: deepest.update({found.seeds: found}))
     close(time.perf_counter())
     if args.previous:
         with open(args.previous, newline="") as handle:
             rows = merge(list(csv.DictReader(handle)), rows)
-    with open(args.out, "w", newline="") as handle:
+    write(args.out, rows, deepest)
+    write_values(os.path.join(os.path.dirname(os.path.abspath(args.out)), "values.csv"), database)
+
+
+def write(path: str, rows: list, deepest: dict) -> None:
+    """The rows so far, each with its layer's slowest decision (kept from ``--previous`` for kept layers)."""
+    fields = ["deepest_plies", "deepest_margin", "deepest_index", "deepest_positions"]
+    rows = [dict(row, **({field: getattr(deepest[int(row["seeds"])], field.split("_")[1]) for field in fields}
+                         if int(row["seeds"]) in deepest else {field: row.get(field, "") for field in fields}))
+            for row in rows]
+    with open(path, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
+
+
+def write_values(path: str, database) -> None:
+    """How many positions of each layer hold each value."""
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["seeds", "value", "positions"])
+        for seeds in range(database.seeds + 1):
+            start, stop = int(database._offsets[seeds]), int(database._offsets[seeds + 1])
+            counts = np.zeros(256, dtype=np.int64)
+            for low in range(start, stop, 1 << 26):  # in slices: the layer is mapped, not read whole
+                counts += np.bincount(database.values[low:min(stop, low + (1 << 26))].view(np.uint8), minlength=256)
+            for byte in np.flatnonzero(counts):
+                writer.writerow([seeds, int(np.int8(np.uint8(byte))), int(counts[byte])])
 
 
 if __name__ == "__main__":

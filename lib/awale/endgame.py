@@ -73,6 +73,7 @@ __all__ = [
     "FORMAT_VERSION",
     "MAX_SEEDS",
     "EndgameDatabase",
+    "Deepest",
     "build",
     "build_file",
     "METHODS",
@@ -542,8 +543,36 @@ def _count_level(seeds, margin, start, stop, work):
         _count_level_chunk(seeds, margin, start + c * chunk, min(stop, start + (c + 1) * chunk), work)
 
 
-def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray, meter: "_Meter") -> None:
-    """Solve layer ``seeds`` into ``layer`` from ``lower`` (the layers below) by counts."""
+class Deepest(NamedTuple):
+    """The slowest decision of a layer solved by counts.
+
+    At each margin ``t`` the positions settled by their own capture come
+    first (wave 0); wave ``w`` holds the positions settled from those of
+    wave ``w - 1``: a quiet move to a lost position wins (the winner takes
+    the fastest), and a position loses once its last quiet move is known to
+    lose (the loser takes the slowest).  A position of wave ``w`` is thus
+    decided after ``w`` plies of quiet play, both sides playing for its
+    value, by a capture worth the margin (or one the loser cannot escape).
+
+    Attributes:
+        seeds: the layer.
+        plies: the deepest wave of the layer, over all its margins.
+        margin: the margin of that wave (the largest, if several tie).
+        index: a position of that wave (its index in the database).
+        positions: how many positions that wave holds.
+    """
+
+    seeds: int
+    plies: int
+    margin: int
+    index: int
+    positions: int
+
+
+def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray,
+                 meter: "_Meter") -> Optional[Deepest]:
+    """Solve layer ``seeds`` into ``layer`` from ``lower`` (the layers below) by counts; return its slowest
+    decision (None when no position of the layer is won or lost)."""
     size = layer.shape[0]
     params = np.array(database.rules.params)
     work = _Counts(params, database._binom, database._offsets, lower, layer, np.empty(size, dtype=np.int8),
@@ -553,16 +582,21 @@ def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, lay
     meter.show(seeds, 0, f"{size:,} positions with {seeds} seeds: counting moves")
     _count_moves(seeds, work)
     meter.show(seeds, size // 2, f"{size:,} positions with {seeds} seeds: moves counted")
+    deepest = None
     for margin in range(seeds, 0, -1):
         start = int(work.tail[0])
         _count_seed(margin, work)
-        head = start
+        head, waves = start, 0
         while head < work.tail[0]:
             stop = int(work.tail[0])
             _count_level(seeds, margin, head, stop, work)
-            head = stop
+            if deepest is None or waves > deepest.plies:
+                deepest = Deepest(seeds, waves, margin, int(database._offsets[seeds]) + int(work.queue[head]),
+                                  stop - head)
+            head, waves = stop, waves + 1
         meter.show(seeds, size // 2 + size // 2 * (seeds - margin + 1) // seeds,
                    f"{seeds} seeds, margin {margin}: {int(work.tail[0]):,} of {size:,} settled")
+    return deepest
 
 
 @jit
@@ -979,6 +1013,12 @@ def _sweep_layer(database: "EndgameDatabase", seeds: int, values: np.ndarray, pr
             return sweeps
 
 
+def _report(found: Optional[Deepest], deepest: Optional[Callable[[Deepest], None]]) -> None:
+    """Give a layer's slowest decision to the caller who asked for it."""
+    if found is not None and deepest is not None:
+        deepest(found)
+
+
 def build(
     rules: Optional[Rules] = None,
     seeds: int = 15,
@@ -986,6 +1026,7 @@ def build(
     memory: Optional[int] = None,
     method: str = "counts",
     threads: Optional[int] = None,
+    deepest: Optional[Callable[[Deepest], None]] = None,
 ) -> EndgameDatabase:
     """Solve every position with at most ``seeds`` seeds on the board by retrograde analysis, in memory.
 
@@ -1017,6 +1058,9 @@ def build(
         memory: refuse to start if the build would hold more bytes than this.
         method: ``"counts"`` or ``"sweeps"``.
         threads: threads of the count build (None: as many as numba has).
+        deepest: called with each layer's slowest decision (:class:`Deepest`)
+            when the count build has solved it (not for a layer with no
+            position won or lost, as the empty board's).
 
     Raises:
         ValueError: bad rules, seeds or method, or more memory needed than ``memory``.
@@ -1033,7 +1077,7 @@ def build(
         if method == "sweeps":
             _sweep_layer(database, layer_seeds, values, progress)
         else:
-            _count_layer(database, layer_seeds, values[:start], values[start:stop], meter)
+            _report(_count_layer(database, layer_seeds, values[:start], values[start:stop], meter), deepest)
         meter.done += stop - start
     database._values = values
     database.checksum = hashlib.sha256(values.tobytes()).hexdigest()
@@ -1071,6 +1115,7 @@ def build_file(
     memory: Optional[int] = None,
     threads: Optional[int] = None,
     log: Optional[Callable[[str], None]] = None,
+    deepest: Optional[Callable[[Deepest], None]] = None,
 ) -> EndgameDatabase:
     """Build the database of ``seeds`` seeds into the file ``path``, layer by layer, resuming a stopped build.
 
@@ -1088,6 +1133,7 @@ def build_file(
         rules, seeds, progress, memory, threads: as :func:`build` (``memory``
             bounds the memory beyond the file).
         log: called with a line when a build resumes (what was kept).
+        deepest: as :func:`build`, for the layers this call solves.
 
     Raises:
         ValueError: bad rules or seeds, or more memory needed than ``memory``.
@@ -1129,13 +1175,14 @@ def build_file(
         lower = (np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(start,)) if start
                  else np.zeros(0, dtype=np.int8))
         layer = np.memmap(part, dtype=np.int8, mode="r+", offset=offset + start, shape=(stop - start,))
-        _count_layer(database, layer_seeds, lower, layer, meter)
+        found = _count_layer(database, layer_seeds, lower, layer, meter)
         layer.flush()
         layers.append(_layer_digest(layer))
         del layer, lower
         with open(part, "rb+") as handle:
             os.fsync(handle.fileno())
         _write_json(state_path, {**expected, "layers": layers})
+        _report(found, deepest)
         meter.done += stop - start
     database._values = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
     database.checksum = _layer_digest(database._values)
