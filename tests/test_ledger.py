@@ -2,6 +2,7 @@
 the store, and a tampered row caught."""
 
 import csv
+import dataclasses
 import math
 import pathlib
 
@@ -56,6 +57,21 @@ def test_the_command_writes_the_tests_row(decided):
     assert ledger.check(book, store) == []
 
 
+@pytest.mark.parametrize("verdict, a_ms, b_ms, equal, fair", [
+    ("H1", 41.0, 40.0, True, True),
+    ("H0", 37.0, 40.0, True, True),  # within 10 %: equal time, whatever the verdict
+    ("H1", 26.0, 40.9, False, True),  # kept although A thought less
+    ("H0", 26.0, 40.9, False, False),  # rejected while A thought less: the time may have decided it
+    ("H1", 50.0, 40.0, False, False),  # kept while A thought more
+    ("H0", 50.0, 40.0, False, True),
+])
+def test_a_time_difference_is_fair_only_against_the_verdict(decided, verdict, a_ms, b_ms, equal, fair):
+    _, book, _ = decided
+    (row,) = ledger.read(book)
+    changed = dataclasses.replace(row, verdict=verdict, a_ms=a_ms, b_ms=b_ms)
+    assert (changed.equal_time, changed.fair_time) == (equal, fair)
+
+
 def test_a_resumed_test_replaces_its_row_and_another_test_is_added(decided, tmp_path):
     store, book, args = decided
     copy = tmp_path / "ledger.csv"
@@ -108,8 +124,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_the_committed_ledger_is_what_its_stored_games_say():
-    """Every row of data/strength/ledger.csv recomputed from the thesis's store, each test decided at equal time,
-    and each against the champion of its day: the first row's B, or the A of the last row that was kept (H1)."""
+    """Every row of data/strength/ledger.csv recomputed from the thesis's store, each test decided at equal time
+    (or with the time difference against its verdict), and each against the champion of its day: the first row's B, or the A of the last row that was kept (H1)."""
     path, store = ROOT / "data" / "strength" / "ledger.csv", ROOT / "data" / "experiments.sqlite"
     entries = ledger.read(path)
     assert entries, f"{path} holds no test"
@@ -117,7 +133,7 @@ def test_the_committed_ledger_is_what_its_stored_games_say():
     champion = entries[0].b
     for e in entries:
         assert e.verdict in ("H0", "H1"), f"{e.idea}: {e.verdict}"
-        assert e.equal_time, f"{e.idea}: {e.a_ms} against {e.b_ms} ms a move"
+        assert e.fair_time, f"{e.idea}: {e.a_ms} against {e.b_ms} ms a move"
         assert e.b == champion, f"{e.idea} was tested against {e.b}, not the champion of its day, {champion}"
         if e.verdict == "H1":
             champion = e.a

@@ -7,7 +7,7 @@ compared with the database: an *error* is a move whose value is below the best,
 and the *seeds lost* are the difference; a *result error* is a move whose result
 (win, draw or loss, given the seeds already captured: the sign of the captured lead
 plus the move's value, by the captures question of chapter 6) is below the best.
-Writes ``agents.csv`` beside this script, with the sum of the squared seeds lost
+Writes ``agents.csv`` beside this script (or ``--out``), with the sum of the squared seeds lost
 (for their variance) and the seconds each agent took over all the positions.
 """
 
@@ -28,6 +28,7 @@ AGENTS = [
     *[("uct", "uct(iterations={}, seed=1)", b) for b in (100, 300, 1000, 3000, 10000, 30000)],
     *[("uct solver", "uct(iterations={}, solver=True, seed=1)", b) for b in (1000, 10000, 30000)],
     *[("uct greedy playouts", "uct(iterations={}, playout='greedy', seed=1)", b) for b in (1000, 10000)],
+    *[("champion", "champion(depth={}, quiescence=0, reductions=True)", d) for d in (6, 10)],
 ]
 
 
@@ -53,6 +54,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--db", required=True)
     parser.add_argument("--positions", type=int, default=300)
+    parser.add_argument("--out", default=os.path.join(HERE, "agents.csv"))
     args = parser.parse_args()
     database = eg.load(args.db)
     games = positions(database, args.positions)
@@ -74,7 +76,7 @@ def main():
         seconds = round(time.perf_counter() - start, 1)
         rows.append((family, spec.format(budget), budget, len(games), errors, lost, squares, wrong, seconds))
         print(rows[-1], flush=True)
-    with open(os.path.join(HERE, "agents.csv"), "w") as out:
+    with open(args.out, "w") as out:
         out.write("family,spec,budget,positions,errors,seeds_lost,seeds_lost_squares,result_errors,seconds\n")
         for row in rows:
             out.write(",".join(f'"{v}"' if isinstance(v, str) and "," in v else str(v) for v in row) + "\n")

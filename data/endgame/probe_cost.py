@@ -1,7 +1,7 @@
 """What probing a deeper database costs the searches: ``python data/endgame/probe_cost.py --db 15=A.db --db 20=B.db``.
 
-Positions with 21 to 26 seeds from seeded random games, so that the searches
-reach the databases after a capture or two.  For each database (and none),
+Positions with 21 to 26 seeds (``--seeds``) from seeded random games, so that
+the searches reach the databases after a capture or two.  For each database (and none),
 UCT's iterations and αβ's positions visited per CPU second of the process
 (``time.process_time``: on a loaded machine the wall clock measures the load),
 and how many probes answered.  Writes ``probe-cost.csv`` beside this script.
@@ -23,14 +23,14 @@ from awale.search.mcts import SearchConfig, SearchTree
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def positions(rules, count):
+def positions(rules, count, low=21, high=26):
     rng = np.random.default_rng(3)
     found = []
     while len(found) < count:
         game = Game(rules=rules)
-        while not game.game_finished and sum(game.pits) > 26:
+        while not game.game_finished and sum(game.pits) > high:
             game = game.step(int(rng.choice(game.legal_actions)))[0]
-        if not game.game_finished and sum(game.pits) >= 21 and len(game.legal_actions) > 1:
+        if not game.game_finished and sum(game.pits) >= low and len(game.legal_actions) > 1:
             found.append(game)
     return found
 
@@ -41,10 +41,13 @@ def main():
     parser.add_argument("--positions", type=int, default=20)
     parser.add_argument("--iterations", type=int, default=20_000)
     parser.add_argument("--depth", type=int, default=10)
+    parser.add_argument("--seeds", default="21-26", metavar="LOW-HIGH",
+                        help="the seeds on the board of the positions searched (default 21-26)")
     parser.add_argument("--out", default=os.path.join(HERE, "probe-cost.csv"))
     args = parser.parse_args()
+    low, high = (int(part) for part in args.seeds.split("-"))
     rules = Rules()
-    games = positions(rules, args.positions)
+    games = positions(rules, args.positions, low, high)
     databases = [("none", None)] + [(label, endgame.load(path)) for label, path in
                                     (item.split("=", 1) for item in args.db)]
     rows = []
@@ -68,6 +71,7 @@ def main():
                 rows.append({"database": label, "uct_iterations_per_cpu_s": round(uct),
                              "alphabeta_depth": args.depth, "alphabeta_nodes": nodes,
                              "alphabeta_nodes_per_cpu_s": round(nodes / seconds), "alphabeta_probes": probes,
+                             "seeds": args.seeds,
                              "load": round(os.getloadavg()[0], 2)})
                 print(rows[-1], flush=True)
     with open(args.out, "w", newline="") as handle:

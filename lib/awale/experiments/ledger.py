@@ -99,6 +99,13 @@ class Entry:
         ratio = self.time_ratio
         return math.isfinite(ratio) and 1 / EQUAL_TIME <= ratio <= EQUAL_TIME
 
+    @property
+    def fair_time(self) -> bool:
+        """Whether the time difference cannot have made the verdict: the agents at equal time, or an idea kept
+        (H1) while A spent less time than B, or one rejected (H0) while A spent more."""
+        ratio = self.time_ratio
+        return self.equal_time or (self.verdict == "H1" and ratio < 1) or (self.verdict == "H0" and ratio > 1)
+
     def row(self) -> Dict[str, str]:
         """The entry as a CSV row: numbers rounded as the ledger keeps them."""
         values = dataclasses.asdict(self)
