@@ -227,6 +227,6 @@ def test_the_deepest_wave_of_each_layer_is_the_slowest_decision_of_its_values():
         slowest = [p for p, w in wave.items() if w == deepest.plies]
         margin = max(abs(int(database.values[p])) for p in slowest)
         assert (deepest.margin, deepest.index in slowest) == (margin, True)
-        assert abs(int(database.values[deepest.index])) == margin
+        assert int(database.values[deepest.index]) == deepest.value and abs(deepest.value) == margin
         assert deepest.positions == sum(abs(int(database.values[p])) == margin for p in slowest)
     assert max(d.plies for d in found) >= 10  # quiet play does decide some positions, late

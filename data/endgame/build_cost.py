@@ -22,10 +22,10 @@ is exactly layers 0 to ``S``.  Columns:
   with ``--previous CSV`` the rows of the layers it kept are taken from that
   file and the new rows' times (and peaks) continue from its last one;
 * ``deepest_plies``, ``deepest_margin``, ``deepest_index``,
-  ``deepest_positions``: the layer's slowest decision
+  ``deepest_value``, ``deepest_positions``: the layer's slowest decision
   (:class:`awale.endgame.Deepest`: the most plies of quiet play before a
-  capture decides a position's value, the margin, a position and how many
-  share it; empty for the empty board).
+  capture decides a position's value, the margin, a position with its value,
+  and how many positions share that depth; empty for the empty board).
 
 The rows are written again as each layer finishes.  Once the build is done,
 ``values.csv`` (beside ``--out``) gets the count of each value in each
@@ -136,7 +136,7 @@ def main() -> None:
 
 def write(path: str, rows: list, deepest: dict) -> None:
     """The rows so far, each with its layer's slowest decision (kept from ``--previous`` for kept layers)."""
-    fields = ["deepest_plies", "deepest_margin", "deepest_index", "deepest_positions"]
+    fields = ["deepest_plies", "deepest_margin", "deepest_index", "deepest_value", "deepest_positions"]
     rows = [dict(row, **({field: getattr(deepest[int(row["seeds"])], field.split("_")[1]) for field in fields}
                          if int(row["seeds"]) in deepest else {field: row.get(field, "") for field in fields}))
             for row in rows]

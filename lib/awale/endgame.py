@@ -559,6 +559,7 @@ class Deepest(NamedTuple):
         plies: the deepest wave of the layer, over all its margins.
         margin: the margin of that wave (the largest, if several tie).
         index: a position of that wave (its index in the database).
+        value: that position's value (``margin`` or ``-margin``).
         positions: how many positions that wave holds.
     """
 
@@ -566,6 +567,7 @@ class Deepest(NamedTuple):
     plies: int
     margin: int
     index: int
+    value: int
     positions: int
 
 
@@ -591,7 +593,8 @@ def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, lay
             stop = int(work.tail[0])
             _count_level(seeds, margin, head, stop, work)
             if deepest is None or waves > deepest.plies:
-                deepest = Deepest(seeds, waves, margin, int(database._offsets[seeds]) + int(work.queue[head]),
+                first = int(work.queue[head])
+                deepest = Deepest(seeds, waves, margin, int(database._offsets[seeds]) + first, int(layer[first]),
                                   stop - head)
             head, waves = stop, waves + 1
         meter.show(seeds, size // 2 + size // 2 * (seeds - margin + 1) // seeds,
