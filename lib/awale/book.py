@@ -856,6 +856,8 @@ def grow(
             with ``growth``); the graph is saved there every ``save_seconds``, at the end and when interrupted.
             None: nothing is saved.
         workers: processes that expand the leaves of a batch (1: this one); the book does not depend on it.
+            They are started by spawning, so a script that calls this with ``workers > 1`` must run its own
+            work under ``if __name__ == "__main__":`` (each worker imports the script).
         progress: called after each batch (and once at the start) with a :class:`GrowthProgress`.
         save_seconds: seconds between saves of the state (0: after every batch).
 

@@ -835,6 +835,18 @@ def _book_build(args: argparse.Namespace) -> int:
     return 0
 
 
+#: Seconds between the progress lines of ``book grow`` when stderr is not a terminal.
+_GROW_LOG_SECONDS = 60.0
+
+
+def _duration(seconds: float) -> str:
+    """``seconds`` as ``H:MM:SS`` (``?`` when unknown)."""
+    if not seconds < 1e8:
+        return "?"
+    minutes, second = divmod(int(seconds), 60)
+    return f"{minutes // 60}:{minutes % 60:02d}:{second:02d}"
+
+
 def _book_grow(args: argparse.Namespace) -> int:
     import time
 
@@ -847,11 +859,24 @@ def _book_grow(args: argparse.Namespace) -> int:
     workers = args.workers or min(available_cores(), args.batch)
     start = time.perf_counter()
     bars: List[Any] = []
+    first: List[int] = []  # the positions grown when this run began, and the time of the last line logged
+    logged = [start]
 
     def show(status: book.GrowthProgress) -> None:
+        if not first:
+            first.append(status.expanded)
+        if not sys.stderr.isatty():  # in the background (a log file): a line a minute, with the time left
+            now = time.perf_counter()
+            if now - logged[0] >= _GROW_LOG_SECONDS:
+                logged[0] = now
+                rate = (status.expanded - first[0]) / (now - start)
+                left = (status.target - status.expanded) / rate if rate > 0 else float("inf")
+                _info(f"book grow: {status.expanded:,} of {status.target:,} positions (graph {status.nodes:,}), "
+                      f"{rate:.2f} positions/s, ETA {_duration(left)}")
+            return
         if not bars:  # made at the first report, from the positions already grown: its rate is this run's
             bars.append(tqdm(desc="book grow", total=status.target, initial=status.expanded, unit=" positions",
-                             disable=None, dynamic_ncols=True))
+                             dynamic_ncols=True))
         bars[0].set_postfix(graph=f"{status.nodes:,}", priority=f"{status.priority:.2f}", refresh=False)
         bars[0].update(status.expanded - bars[0].n)
 
