@@ -6,6 +6,7 @@ from awale import Game
 from awale.agents import parse
 from awale.agents.champion import QUIESCENCE, _shipped_book
 from awale.match import play
+from conftest import ROOT
 
 
 def test_the_shipped_book_answers_the_opening():
@@ -58,3 +59,50 @@ def test_specs():
     # The default quiescence is left out, so every stored champion's spec means what it meant.
     assert str(parse(f"champion(nodes=35000, quiescence={QUIESCENCE})")) == "champion(nodes=35000)"
     assert str(parse("champion(nodes=35000, quiescence=0)")) == "champion(nodes=35000, quiescence=0)"
+
+
+def test_the_book_parameter_keeps_its_old_meanings():
+    from awale.agents.champion import opening_book
+
+    assert str(parse("champion(book=True)")) == "champion"
+    assert str(parse("champion(book=False)")) == "champion(book=False)"
+    assert opening_book(True) is _shipped_book() and opening_book(False) is None
+    game = Game().step(0)[0]
+    assert parse("champion(depth=3, book=True)").act(game) == _shipped_book().action(game)
+    unbooked = parse("champion(depth=3, book=False, seed=1)")
+    assert unbooked.act(game) == parse("minimax(depth=3, evaluation=True, quiescence=4, seed=1)").act(game)
+
+
+def test_a_grown_book_is_played_from_its_file_or_as_book_grown(tmp_path, monkeypatch):
+    from awale import book
+    from awale.agents import champion
+
+    grown = book.grow(book.Growth("minimax(depth=2)", batch=2), 9)
+    path = tmp_path / "grown.json.gz"
+    grown.save(path)
+    spec = f"champion(depth=2, book={str(path)!r})"
+    assert str(parse(spec)) == spec and parse(str(parse(spec))) == parse(spec)
+    # In the positions the grown book holds, its move is played, where the shipped book has other moves.
+    games = [Game()] + [Game().step(a)[0] for a in range(6)]
+    covered = [g for g in games if grown.action(g) is not None]
+    assert len(covered) >= 3 and any(grown.action(g) != _shipped_book().action(g) for g in covered)
+    for game in covered:
+        assert parse(spec).act(game) == grown.action(game)
+    missing = tmp_path / "not-built.json.gz"
+    monkeypatch.setattr(champion, "GROWN_BOOK_PATH", missing)
+    with pytest.raises(ValueError, match="not built yet") as refused:
+        parse("champion(depth=2, book='grown')")
+    command = "python -m awale book grow --positions 20000 --out lib/awale/opening-book-grown.json.gz"
+    assert command in str(refused.value)
+    path.rename(missing)
+    assert parse("champion(depth=2, book='grown')").act(covered[0]) == grown.action(covered[0])
+
+
+@pytest.mark.parametrize("value, message", [("''", "True or False, 'grown' or a book file"),
+                                            ("'no/such/book.json'", "cannot read the book"),
+                                            ("README", "not an opening book")])
+def test_bad_books_are_refused_when_the_champion_is_made(value, message):
+    if value == "README":
+        value = repr(str(ROOT / "README.md"))
+    with pytest.raises(ValueError, match=message):
+        parse(f"champion(depth=2, book={value})")

@@ -309,3 +309,29 @@ def test_help_imports_no_experiment_nor_dask():
 
     out = subprocess.run([_sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().splitlines()[-1] == "[]"
+
+
+def test_book_grow_stops_on_ctrl_c_with_its_state_saved_and_resumes(tmp_path):
+    from awale import book
+
+    args = [sys.executable, "-m", "awale", "book", "grow", "--search", "minimax(depth=6)", "--positions", "100000",
+            "--out", "b.json.gz", "--workers", "2", "--save-every", "0"]
+    process = subprocess.Popen(args, cwd=tmp_path, start_new_session=True, stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, text=True)
+    state = tmp_path / "b.json.gz.state"
+    deadline = time.monotonic() + 120
+    while not state.exists() and process.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)
+    os.killpg(process.pid, signal.SIGINT)
+    out, err = process.communicate(timeout=120)
+    assert process.returncode == 130, err
+    assert "Traceback" not in err and "run the same command again to resume" in err
+    assert wait_for_group(process.pid) == [], "the worker processes outlived the interruption"
+    saved = book.BookTree.load(state, book.Growth("minimax(depth=6)"))
+    assert f"interrupted: {saved.expanded:,} positions are saved in b.json.gz.state" in err
+    assert not (tmp_path / "b.json.gz").exists()
+    args[args.index("100000")] = str(saved.expanded + 1)
+    again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "resuming from b.json.gz.state" in again.stderr
+    assert len(book.load(tmp_path / "b.json.gz")) > saved.expanded

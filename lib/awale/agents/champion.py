@@ -4,7 +4,11 @@ What makes it strong is knowledge, not a new search (see the experiments
 chapter for the measurements that chose it):
 
 1. an opening book (:mod:`awale.book`), built offline by the same search at a
-   greater depth, answers the first plies at once;
+   greater depth, answers the first plies at once: by default the shipped
+   full-width book (every position the champion can meet in the first 6
+   plies); ``book='grown'`` the book grown by drop-out expansion
+   (:func:`awale.book.grow`), once built and shipped; ``book='PATH'`` a book
+   file; ``book=False`` none;
 2. an endgame database (``endgame=PATH`` or ``endgame='15'``, see
    :mod:`awale.agents.endgame`), if given,
    plays perfectly once it holds the position and scores the positions it
@@ -27,8 +31,9 @@ equal time (a fixed depth's time varies tenfold within a game).
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Optional, Union
 
 from .. import book as _book
 from ..evaluation import WEIGHTS
@@ -38,10 +43,16 @@ from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import endgame_param
 from .minimax import Minimax
 
-__all__ = ["Champion", "BOOK_PATH", "QUIESCENCE"]
+__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book"]
 
 #: The opening book shipped with the library (see :mod:`awale.book` for how it was built).
 BOOK_PATH = Path(__file__).resolve().parent.parent / "opening-book.json"
+
+#: Where ``book='grown'`` finds the book grown by drop-out expansion (absent until it is built and shipped).
+GROWN_BOOK_PATH = BOOK_PATH.with_name("opening-book-grown.json.gz")
+
+#: The command that builds the grown book (see the README for its cost).
+GROW_COMMAND = "python -m awale book grow --positions 20000 --out lib/awale/opening-book-grown.json.gz"
 
 #: Plies of capture extensions of the champion's search, unless its spec says otherwise.
 QUIESCENCE = 4
@@ -50,6 +61,49 @@ QUIESCENCE = 4
 @functools.lru_cache(maxsize=1)
 def _shipped_book() -> _book.Book:
     return _book.load(BOOK_PATH)
+
+
+@functools.lru_cache(maxsize=8)
+def _book_file(path: str, modified: float) -> _book.Book:
+    """The book in ``path``, read once per modification time."""
+    return _book.load(path)
+
+
+def opening_book(choice: Union[bool, str]) -> Optional[_book.Book]:
+    """The book a champion's ``book`` parameter names: True the shipped one, False none, ``'grown'`` the grown
+    one (:data:`GROWN_BOOK_PATH`), any other string a book file (``'./grown'`` for a file named grown).
+
+    Raises:
+        ValueError: the grown book is not built yet (the message gives the command that builds it), or the
+            file cannot be read or is not a book.
+    """
+    if choice is False:
+        return None
+    if choice is True:
+        return _shipped_book()
+    if choice == "grown":
+        if not GROWN_BOOK_PATH.exists():
+            raise ValueError(f"champion: book='grown': the grown opening book is not built yet ({GROWN_BOOK_PATH} "
+                             f"is missing); build it with: {GROW_COMMAND} (or give book='PATH' for a book file)")
+        path = str(GROWN_BOOK_PATH)
+    else:
+        path = str(choice)
+    try:
+        modified = os.stat(path).st_mtime
+        return _book_file(path, modified)
+    except OSError as error:
+        raise ValueError(f"champion: book={choice!r}: cannot read the book: {error.strerror or error}") from None
+    except ValueError as error:
+        raise ValueError(f"champion: book={choice!r}: {error}") from None
+
+
+class _BookParam(Param):
+    """The ``book`` parameter: True or False as it always was, or the name of another book."""
+
+    def check(self, agent: str, value: Any) -> Any:
+        if isinstance(value, bool) or (isinstance(value, str) and value):
+            return value
+        raise ValueError(f"{agent}: book must be True or False, 'grown' or a book file, got {value!r}")
 
 
 @register
@@ -61,7 +115,10 @@ class Champion(Agent):
         depth: search to this depth instead of for a time (reproducible games).
         nodes: search this many positions a move instead of for a time (reproducible games).
         seed: seed of the generator that breaks ties between equal moves.
-        book: play from the shipped opening book (default True).
+        book: the opening book: True (the default) the shipped full-width book, False none, ``'grown'`` the
+            book grown by drop-out expansion (:data:`GROWN_BOOK_PATH`; until it is built, an error that names
+            :data:`GROW_COMMAND`), or the path of a book file (:func:`awale.book.load`; a game then replays
+            only with the same file).  The values True and False mean what they always meant.
         endgame: an endgame database: a file, or a number of seeds (built and cached); default none.
         manage: with a time, aim at it on average over the game, each move's time set by the game's phase,
             pending captures, the stability of the best move and the clock (:mod:`awale.agents.timing`);
@@ -83,7 +140,8 @@ class Champion(Agent):
         Param("nodes", int, None, minimum=1, maximum=MAX_NODES, optional=True,
               doc="positions to search a move instead of a time (reproducible games)"),
         seed_param(),
-        Param("book", bool, True, doc="play from the shipped opening book"),
+        _BookParam("book", bool, True,
+                   doc="opening book: True the shipped one, False none, 'grown' the grown one, or a book file"),
         endgame_param(),
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
@@ -113,6 +171,7 @@ class Champion(Agent):
         return self._spec_without(("time",) if self.time is None else ())
 
     def reset(self) -> None:
+        self._book = opening_book(self.book)
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
@@ -126,8 +185,8 @@ class Champion(Agent):
     def act(self, game: Game) -> int:
         """The book's move if it has one, else the search's (which consults the endgame database)."""
         self._check_game(game)
-        if self.book:
-            action: Optional[int] = _shipped_book().action(game)
+        if self._book is not None:
+            action: Optional[int] = self._book.action(game)
             if action is not None:
                 return action
         return self._search.act(game)
