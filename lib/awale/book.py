@@ -116,8 +116,9 @@ FULL_WIDTH = "full width"
 #: The version of the state file of a growing book (:func:`grow`).
 STATE_FORMAT = 1
 
-#: The search :func:`grow` values positions with unless told otherwise: the shipped book's, two plies shallower.
-DEFAULT_SEARCH = "minimax(depth=12, evaluation=True, quiescence=4)"
+#: The search :func:`grow` values positions with unless told otherwise: the champion's full-width search (the
+#: ledger of ideas found quiescence a loss), two plies shallower than the shipped book's.
+DEFAULT_SEARCH = "minimax(depth=12, evaluation=True, quiescence=0)"
 
 #: Plies of priority a point of drop-out costs, unless told otherwise (see the module docstring).
 DEFAULT_WEIGHT = 0.25
