@@ -552,7 +552,8 @@ class Deepest(NamedTuple):
     the fastest), and a position loses once its last quiet move is known to
     lose (the loser takes the slowest).  A position of wave ``w`` is thus
     decided after ``w`` plies of quiet play, both sides playing for its
-    value, by a capture worth the margin (or one the loser cannot escape).
+    value, by a capture: the winner's, worth the margin, or the loser's, worth
+    minus the margin, when every quiet move would lose more.
 
     Attributes:
         seeds: the layer.
