@@ -33,9 +33,14 @@ after a capture still meet.
 
 An entry answers a probe at the depth it was searched to, or at any greater
 depth when its subtree met no depth limit (it is then exact to the end of the
-game).  A depth-limited search thus returns exactly the depth-limited minimax
-value, whatever the table holds, and ``depth=None`` gives the exact value of
-the game.
+game).  A depth-limited search without quiescence thus returns exactly the
+depth-limited minimax value, whatever the table holds, and ``depth=None``
+gives the exact value of the game.  With quiescence it need not: how far the
+capture extensions reach depends on the ply where a position is met, which
+the key does not hold, so an entry stored by one search can answer another
+(searching depths 6, 8, 10 and then 8 again on one table has given a move
+-11 where a fresh table gives -9); the book grower clears the table before
+each position for that reason.
 
 With an endgame database (:mod:`awale.endgame`), a position below the root
 with at most the database's seeds on the board is not searched: it scores
