@@ -136,14 +136,17 @@ def main() -> None:
 
 def write(path: str, rows: list, deepest: dict) -> None:
     """The rows so far, each with its layer's slowest decision (kept from ``--previous`` for kept layers)."""
-    fields = ["deepest_plies", "deepest_margin", "deepest_index", "deepest_value", "deepest_positions"]
-    rows = [dict(row, **({field: getattr(deepest[int(row["seeds"])], field.split("_")[1]) for field in fields}
-                         if int(row["seeds"]) in deepest else {field: row.get(field, "") for field in fields}))
-            for row in rows]
+    fields = [f"deepest_{name}" for name in eg.Deepest._fields if name != "seeds"]
+    completed = []
+    for row in rows:
+        found = deepest.get(int(row["seeds"]))
+        slowest = ({f"deepest_{name}": value for name, value in found._asdict().items() if name != "seeds"}
+                   if found is not None else {field: row.get(field, "") for field in fields})
+        completed.append({**row, **slowest})
     with open(path, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer = csv.DictWriter(handle, fieldnames=list(completed[0]))
         writer.writeheader()
-        writer.writerows(rows)
+        writer.writerows(completed)
 
 
 def write_values(path: str, database) -> None:
