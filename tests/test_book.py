@@ -1,6 +1,8 @@
 """Opening books: what they cover, that they hold the search's moves, and their file."""
 
 import json
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -10,6 +12,7 @@ from awale.agents import parse
 from awale.cli import main
 from awale.rules import Rules
 
+ROOT = Path(__file__).resolve().parents[1]
 SMALL = Rules(pits_per_side=3, seeds_per_pit=3)
 
 
@@ -386,3 +389,24 @@ def test_an_expansion_does_not_depend_on_the_expansions_before_it():
     lines += [line[:k] for line in lines[:4] for k in range(len(line))]  # positions and their children
     one = book._Expander(Rules(), spec)
     assert [one(line) for line in lines] == [book._Expander(Rules(), spec)(line) for line in lines]
+
+
+def test_the_shipped_grown_book_is_its_committed_graph(tmp_path):
+    # The champion's grown book (book='grown') holds what its committed growth state says, so that the
+    # README's command grows the same book further; and it covers most of the test openings.
+    from awale.agents.champion import GROWN_BOOK_PATH
+
+    shipped = book.load(GROWN_BOOK_PATH)
+    assert len(shipped) >= 20_000 and shipped.plies >= 12 and GROWN_BOOK_PATH.stat().st_size < 3_000_000
+    assert shipped.method == book.Growth().method and shipped.agent == book.Growth().search
+    state = tmp_path / "grown.state"
+    shutil.copyfile(ROOT / "data" / "book" / "opening-book-grown.state", state)
+    assert book.grow(book.Growth(), len(shipped), state).moves == shipped.moves  # nothing left to expand
+    openings = (ROOT / "lib" / "awale" / "openings.txt").read_text().splitlines()
+    covered = 0
+    for line in (text.split()[0] for text in openings if text and not text.startswith("#")):
+        game = Game()
+        for digit in line:
+            game = game.step(int(digit))[0]
+        covered += shipped.action(game) is not None
+    assert covered >= 450
