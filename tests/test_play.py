@@ -324,6 +324,24 @@ def test_the_default_opponent_is_the_timed_champion():
     assert agent.name == "champion" and agent.time is not None and agent.time <= 2
 
 
+def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_path, monkeypatch):
+    from awale.agents.endgame import built_database_path
+    from awale.play import default_opponent
+
+    monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
+    small = Rules(pits_per_side=3, seeds_per_pit=2)
+    assert default_opponent() == parse(DEFAULT_AGENT) and default_opponent(small) == parse(DEFAULT_AGENT)
+    result = awale("play", stdin="quit\n", env={"AWALE_CACHE": str(tmp_path)})
+    assert result.returncode == 0 and f"against {DEFAULT_AGENT};" in result.stdout
+    assert "no endgame database is built here" in result.stderr and "endgame='25'" in result.stderr
+    # Only whether a database file is in the cache counts: the opponent is chosen, not built or opened.
+    built_database_path(15, Rules()).write_bytes(b"")
+    assert default_opponent() == parse(DEFAULT_AGENT).replace(endgame="15")
+    built_database_path(25, Rules()).write_bytes(b"")
+    assert default_opponent() == parse(DEFAULT_AGENT).replace(endgame="25")
+    assert default_opponent(small) == parse(DEFAULT_AGENT)  # the databases of other rules are other files
+
+
 @pytest.mark.parametrize("command", ["play", "replay"])
 def test_help(command):
     result = awale(command, "--help")

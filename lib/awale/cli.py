@@ -353,9 +353,9 @@ def _add_play(commands: Any) -> None:
         description="Play against an agent: enter moves as pit letters or numbers; hint, undo, help and quit "
         "are also understood. The board shows the pit sown last (•) and the pits it captured (×).",
     )
-    game.add_argument("agent", nargs="?", type=_spec, default=DEFAULT_AGENT, metavar="SPEC",
-                      help=f"the opponent (default {DEFAULT_AGENT}; with endgame='15' it also plays "
-                      "perfect endgames, after building the 15-seed database once, about 10 s)")
+    game.add_argument("agent", nargs="?", type=_spec, default=None, metavar="SPEC",
+                      help=f"the opponent (default {DEFAULT_AGENT}, with endgame='25' or '15' when that database "
+                      "is already built on this machine: it then plays perfectly from 25 or 15 seeds on the board)")
     game.add_argument("--side", choices=("south", "north"), default="south", help="your side; South moves first (default south)")
     game.add_argument("--rules", type=_rules, default=None, metavar="RULES",
                       help="abapa (default), simplified, or key=value pairs such as 'pits_per_side=4,feed=false'")
@@ -655,9 +655,15 @@ def _match(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .play import play_terminal
+    from .play import default_opponent, play_terminal
 
-    return play_terminal(args.agent, side=("south", "north").index(args.side), rules=args.rules, seed=args.seed,
+    agent = args.agent
+    if agent is None:
+        agent = default_opponent(args.rules)
+        if agent.endgame is None:
+            _info(f"play: no endgame database is built here; play \"{agent.replace(endgame='25')}\" to build "
+                  "and use the 25-seed one (once: 16 minutes on 2 cores, 1.85 GB), or endgame='15' (10 s)")
+    return play_terminal(agent, side=("south", "north").index(args.side), rules=args.rules, seed=args.seed,
                          save=args.save, colour=args.color)
 
 
