@@ -325,6 +325,7 @@ def test_the_default_opponent_is_the_timed_champion():
 
 
 def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_path, monkeypatch):
+    from awale import endgame
     from awale.agents.endgame import built_database_path
     from awale.play import default_opponent
 
@@ -334,12 +335,15 @@ def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_pat
     result = awale("play", stdin="quit\n", env={"AWALE_CACHE": str(tmp_path)})
     assert result.returncode == 0 and f"against {DEFAULT_AGENT};" in result.stdout
     assert "no endgame database is built here" in result.stderr and "endgame='25'" in result.stderr
-    # Only whether a database file is in the cache counts: the opponent is chosen, not built or opened.
-    built_database_path(15, Rules()).write_bytes(b"")
-    assert default_opponent() == parse(DEFAULT_AGENT).replace(endgame="15")
-    built_database_path(25, Rules()).write_bytes(b"")
-    assert default_opponent() == parse(DEFAULT_AGENT).replace(endgame="25")
-    assert default_opponent(small) == parse(DEFAULT_AGENT)  # the databases of other rules are other files
+    # A whole database counts, the deeper first; a file left by a stopped build does not.
+    rules = Rules(pits_per_side=2, seeds_per_pit=7)  # 28 seeds: databases of 15 and 25 build at once
+    built_database_path(25, rules).write_bytes(b"not yet built")
+    assert default_opponent(rules) == parse(DEFAULT_AGENT)
+    endgame.build(rules, 15).save(str(built_database_path(15, rules)))
+    assert default_opponent(rules) == parse(DEFAULT_AGENT).replace(endgame="15")
+    endgame.build(rules, 25).save(str(built_database_path(25, rules)))
+    assert default_opponent(rules) == parse(DEFAULT_AGENT).replace(endgame="25")
+    assert default_opponent() == parse(DEFAULT_AGENT)  # the databases of other rules are other files
 
 
 @pytest.mark.parametrize("command", ["play", "replay"])

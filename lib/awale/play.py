@@ -40,18 +40,26 @@ DEFAULT_ENDGAMES = (25, 15)
 
 def default_opponent(rules: Optional[Rules] = None) -> Agent:
     """The opponent of ``python -m awale play`` when none is named: :data:`awale.DEFAULT_AGENT` playing from the
-    deepest endgame database of :data:`DEFAULT_ENDGAMES` already built for ``rules`` in this machine's cache
-    (:func:`awale.agents.endgame.built_database_path`), else without one: building a database (16 minutes and
-    1.85 GB for 25 seeds) is left to the user, whom the command tells how."""
+    deepest endgame database of :data:`DEFAULT_ENDGAMES` already built whole for ``rules`` in this machine's
+    cache (:func:`awale.agents.endgame.built_database_path`; a build stopped halfway does not count), else
+    without one: building a database (16 minutes and 1.85 GB for 25 seeds) is left to the user, whom the
+    command tells how."""
+    from . import endgame
     from .agents import parse
     from .agents.endgame import built_database_path
     from .rules import as_rules
 
+    rules = as_rules(rules)
     agent = parse(DEFAULT_AGENT)
     for seeds in DEFAULT_ENDGAMES:
-        if built_database_path(seeds, as_rules(rules)).exists():
+        try:  # the header only: the values are mapped when first probed
+            database = endgame.load(str(built_database_path(seeds, rules)))
+        except (OSError, ValueError):
+            continue
+        if database.seeds == seeds and database.rules == rules:
             return agent.replace(endgame=str(seeds))
     return agent
+
 
 _HELP = """\
 Enter a move as a pit of yours: its letter ({letters}) or its number from your left (1 to {n}).
