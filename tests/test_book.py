@@ -10,6 +10,8 @@ import pytest
 from awale import Game, book
 from awale.agents import parse
 from awale.cli import main
+from awale.experiments.sprt import standard_openings
+from awale.record import replay
 from awale.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -402,11 +404,5 @@ def test_the_shipped_grown_book_is_its_committed_graph(tmp_path):
     state = tmp_path / "grown.state"
     shutil.copyfile(ROOT / "data" / "book" / "opening-book-grown.state", state)
     assert book.grow(book.Growth(), len(shipped), state).moves == shipped.moves  # nothing left to expand
-    openings = (ROOT / "lib" / "awale" / "openings.txt").read_text().splitlines()
-    covered = 0
-    for line in (text.split()[0] for text in openings if text and not text.startswith("#")):
-        game = Game()
-        for digit in line:
-            game = game.step(int(digit))[0]
-        covered += shipped.action(game) is not None
-    assert covered >= 450
+    after = [replay(map(int, line))[-1].game for line in standard_openings()]
+    assert sum(shipped.action(game) is not None for game in after) >= 450

@@ -41,22 +41,15 @@ DEFAULT_ENDGAMES = (25, 15)
 def default_opponent(rules: Optional[Rules] = None) -> Agent:
     """The opponent of ``python -m awale play`` when none is named: :data:`awale.DEFAULT_AGENT` playing from the
     deepest endgame database of :data:`DEFAULT_ENDGAMES` already built whole for ``rules`` in this machine's
-    cache (:func:`awale.agents.endgame.built_database_path`; a build stopped halfway does not count), else
-    without one: building a database (16 minutes and 1.85 GB for 25 seeds) is left to the user, whom the
-    command tells how."""
-    from . import endgame
+    cache (:func:`awale.agents.endgame.whole_built_database`), else without one: building a database (16
+    minutes and 1.85 GB for 25 seeds) is left to the user, whom the command tells how."""
     from .agents import parse
-    from .agents.endgame import built_database_path
+    from .agents.endgame import whole_built_database
     from .rules import as_rules
 
-    rules = as_rules(rules)
     agent = parse(DEFAULT_AGENT)
     for seeds in DEFAULT_ENDGAMES:
-        try:  # the header only: the values are mapped when first probed
-            database = endgame.load(str(built_database_path(seeds, rules)))
-        except (OSError, ValueError):
-            continue
-        if database.seeds == seeds and database.rules == rules:
+        if whole_built_database(seeds, as_rules(rules)) is not None:
             return agent.replace(endgame=str(seeds))
     return agent
 

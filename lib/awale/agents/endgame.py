@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EndgameOption", "endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path",
+    "whole_built_database",
     "BUILD_MEMORY", "BUILD_RATE", "build_plan",
 ]
 
@@ -109,6 +110,19 @@ def built_database_path(seeds: int, rules: Rules) -> Path:
     from ..endgame import VALUES_VERSION
 
     return cache_directory() / f"endgame-v{VALUES_VERSION}-{_digest(rules)}-{seeds}.db"
+
+
+def whole_built_database(seeds: int, rules: Rules) -> Optional[Path]:
+    """The cached database of ``seeds`` seeds for ``rules`` if it is built whole (its header reads and names
+    them; a build stopped halfway does not count), else None.  Nothing is built, and the values are not read."""
+    from .. import endgame
+
+    path = built_database_path(seeds, rules)
+    try:
+        database = endgame.load(str(path))
+    except (OSError, ValueError):
+        return None
+    return path if database.seeds == seeds and database.rules == rules else None
 
 
 @functools.lru_cache(maxsize=None)
