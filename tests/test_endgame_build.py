@@ -109,6 +109,45 @@ def test_a_build_for_other_seeds_starts_afresh(tmp_path):
     assert lines == []
 
 
+def test_layers_copied_from_another_database_give_the_values_of_a_build(tmp_path):
+    deep, shallow = tmp_path / "deep.db", tmp_path / "shallow.db"
+    eg.build_file(str(deep), SMALL, 8)
+    lines, seen = [], set()
+    derived = eg.build_file(str(shallow), SMALL, 6, lambda at, done, message: seen.add(at), log=lines.append,
+                            source=eg.load(str(deep)))
+    assert lines == [f"copied layers 0 to 6 from {deep}"] and seen == set()  # nothing solved
+    assert eg.load(str(shallow), verify=True).checksum == derived.checksum == eg.build(SMALL, 6).checksum
+    # A shallower database starts a deeper build, whose first layer not copied is solved.
+    lines, seen = [], set()
+    deeper = tmp_path / "deeper.db"
+    eg.build_file(str(deeper), SMALL, 9, lambda at, done, message: seen.add(at), log=lines.append,
+                  source=eg.load(str(shallow)))
+    assert lines == [f"copied layers 0 to 6 from {shallow}"] and min(seen) == 7
+    assert eg.load(str(deeper), verify=True).checksum == eg.build(SMALL, 9).checksum
+
+
+def test_a_damaged_layer_is_not_copied_and_other_rules_are_refused(tmp_path):
+    deep = tmp_path / "deep.db"
+    eg.build_file(str(deep), SMALL, 8)
+    database = eg.load(str(deep))
+    with open(deep, "r+b") as handle:  # one byte of layer 5 flipped
+        handle.seek(database._offset + int(database._offsets[5]) + 2)
+        byte = handle.read(1)
+        handle.seek(-1, 1)
+        handle.write(bytes([byte[0] ^ 1]))
+    lines = []
+    copy = tmp_path / "copy.db"
+    eg.build_file(str(copy), SMALL, 8, log=lines.append, source=eg.load(str(deep)))
+    assert lines == [f"copied layers 0 to 4 from {deep}"]
+    assert eg.load(str(copy), verify=True).checksum == eg.build(SMALL, 8).checksum
+    with pytest.raises(ValueError, match="same rules"):
+        eg.build_file(str(tmp_path / "other.db"), Rules(pits_per_side=2, seeds_per_pit=3), 5, source=database)
+    old = eg.load(str(copy))
+    old._layer_sums = None  # as a database of the first format reads
+    with pytest.raises(ValueError, match="no layer checksums"):
+        eg.build_file(str(tmp_path / "other.db"), SMALL, 5, source=old)
+
+
 def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path):
     small = eg.build(SMALL, 7)
     path = tmp_path / "e.db"
@@ -169,6 +208,11 @@ def test_the_command_line_builds_layer_by_layer_and_checks_each_layer(tmp_path, 
     from awale.agents.endgame import built_database_path
 
     assert eg.load(str(built_database_path(5, SMALL)), verify=True).seeds == 5
+    assert main(["endgame", "build", "--seeds", "4", "--pits", "3", "--seeds-per-pit", "2", "--from", path]) == 0
+    assert f"copied layers 0 to 4 from {path}" in capsys.readouterr().err
+    assert eg.load(str(built_database_path(4, SMALL)), verify=True).checksum == eg.build(SMALL, 4).checksum
+    assert main(["endgame", "build", "--seeds", "4", "--from", str(tmp_path / "missing.db")]) == 2
+    assert "--from" in capsys.readouterr().err
 
 
 def _waves(database, seeds):

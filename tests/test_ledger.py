@@ -57,6 +57,30 @@ def test_the_command_writes_the_tests_row(decided):
     assert ledger.check(book, store) == []
 
 
+def test_the_times_are_those_of_the_pairs_the_verdict_counts(decided, tmp_path):
+    """Games stored past the pairs a row counts (played past the decision, or past a smaller cap) are left out of
+    its times: the row is the same on a store that holds only the counted pairs."""
+    import shutil
+    import sqlite3
+
+    store, book, _ = decided
+    (row,) = ledger.read(book)
+    test, openings = SPRT(0, 100), sprt.standard_openings()
+    capped = ledger.entry("cap", row.a, row.b, test, store, check_every=2, max_pairs=2)
+    assert capped.pairs == 2 < row.pairs
+    order = sprt.shuffled(openings, 0)
+    kept = [dataclasses.astuple(key.stored) for index in range(2) for key in sprt.pair_keys(row.a, row.b, order, index)]
+    trimmed = tmp_path / "trimmed.sqlite"
+    shutil.copy(store, trimmed)
+    with sqlite3.connect(trimmed) as db:
+        db.execute("CREATE TEMP TABLE kept (south, north, seed, rules)")
+        db.executemany("INSERT INTO kept VALUES (?, ?, ?, ?)", kept)
+        db.execute("DELETE FROM games WHERE (south, north, seed, rules) NOT IN (SELECT * FROM kept)")
+        assert db.execute("SELECT count(*) FROM games").fetchone()[0] == 4
+    alone = ledger.entry("cap", row.a, row.b, test, trimmed, check_every=2, max_pairs=2)
+    assert (capped.a_ms, capped.b_ms) == (alone.a_ms, alone.b_ms)
+
+
 @pytest.mark.parametrize("verdict, a_ms, b_ms, equal, fair", [
     ("H1", 41.0, 40.0, True, True),
     ("H0", 37.0, 40.0, True, True),  # within 10 %: equal time, whatever the verdict

@@ -108,6 +108,35 @@ def test_late_move_reductions_need_depth_to_reduce_and_then_save_nodes():
         assert reduced.search(game, 8).nodes < plain.search(game, 8).nodes, repr(game)
 
 
+@pytest.mark.parametrize("depth", [3, 4])
+def test_killer_moves_only_reorder_the_plain_search(depth):
+    """Killers change the order of quiet moves, not the values or the best actions of a fixed-depth search.
+
+    (Without quiescence, whose values a table shared by iterations can change, killers or not.)"""
+    killers = AlphaBeta(Rules(), evaluation=EVALUATION, killers=True)  # one table, kept
+    for game in positions(6, seed=40 + depth):
+        found = killers.search(game, depth)
+        values = {a: -plain_minimax(game.step(a)[0], depth - 1) for a in game.legal_actions}
+        assert found.value == max(values.values()), repr(game)
+        assert set(found.best_actions) == {a for a, v in values.items() if v == found.value}, repr(game)
+
+
+def test_killer_moves_change_the_nodes_searched_and_are_forgotten_between_searches():
+    plain = AlphaBeta(Rules(), evaluation=EVALUATION)
+    killers = AlphaBeta(Rules(), evaluation=EVALUATION, killers=True)
+    differ = 0
+    for game in positions(8, seed=50):
+        plain.clear()
+        killers.clear()
+        first = killers.search(game, 8)
+        assert first.value == plain.search(game, 8).value, repr(game)
+        differ += first.nodes != plain.nodes
+        killers.clear()
+        again = killers.search(game, 8)  # an empty table and no killers: the same search again
+        assert (again.nodes, again.value, again.best_actions) == (first.nodes, first.value, first.best_actions)
+    assert differ >= 4  # the order, and so the nodes, changed in most positions
+
+
 def test_evaluated_leaves_stay_below_won_games():
     """Even a wildly scaled evaluation cannot score an unfinished position like a won game."""
     from awale.evaluation import FEATURES, Evaluation
@@ -156,3 +185,8 @@ def test_agent_options_and_bad_values():
         AlphaBeta(Rules(), pvs=1)
     with pytest.raises(ValueError, match="reductions"):
         AlphaBeta(Rules(), reductions="yes")
+    with pytest.raises(ValueError, match="killers"):
+        AlphaBeta(Rules(), killers=1)
+    assert str(parse("champion(time=0.1, killers=False)")) == "champion(time=0.1)"
+    with pytest.raises(ValueError, match="killers"):
+        parse("champion(killers=2)")

@@ -337,6 +337,23 @@ def test_an_interrupted_command_exits_130_keeping_the_games(tmp_path, capsys, mo
     assert err[-1].startswith("python -m awale: interrupted: 8 pairs") and "run the same command again" in err[-1]
 
 
+def test_an_interrupted_test_leaves_the_ledger_alone(tmp_path, capsys, monkeypatch):
+    """A ledger row is a finished test's: an interrupted one writes none (its resumption will)."""
+    real = sprt.sequential
+
+    def interrupting(*args, live=None, **kwargs):
+        def stop(verdict):
+            raise KeyboardInterrupt
+        return real(*args, live=stop, **kwargs)
+
+    monkeypatch.setattr(sprt, "sequential", interrupting)
+    ledger = tmp_path / "ledger.csv"
+    code = main(["sprt", "greedy", "random", "--elo0", "0", "--elo1", "100", "--store", str(tmp_path / "s.sqlite"),
+                 "--workers", "0", "--ledger", "greed", "--ledger-file", str(ledger)])
+    assert code == 130 and not ledger.exists()
+    assert capsys.readouterr().err.strip().endswith("the ledger gets its row when the test ends")
+
+
 def test_the_verdict_is_the_same_on_a_dask_cluster(tmp_path):
     """One local worker process through Dask, kept for every batch: the same pairs, counts and LLR as in this process."""
     openings = sprt.load_openings(OPENINGS)

@@ -1088,6 +1088,33 @@ def build(
     return database
 
 
+def _copy_layers(source: EndgameDatabase, database: EndgameDatabase, part: str, offset: int,
+                 layers: List[str]) -> List[int]:
+    """Copy into the build file ``part`` the layers of ``source`` that follow those done (``layers``, extended
+    with each copied layer's checksum), up to the seeds of both, stopping at the first whose values do not
+    match the checksum of ``source``'s header; return the layers copied."""
+    copied = []
+    top = min(source.seeds, database.seeds)
+    if len(layers) > top:
+        return copied
+    target = np.memmap(part, dtype=np.int8, mode="r+", offset=offset, shape=(int(database._offsets[top + 1]),))
+    for s in range(len(layers), top + 1):
+        low, high = int(database._offsets[s]), int(database._offsets[s + 1])
+        for piece in range(low, high, 1 << 26):
+            end = min(piece + (1 << 26), high)
+            target[piece:end] = source.values[piece:end]  # both files order the positions alike
+        digest = _layer_digest(target[low:high])
+        if digest != source._layer_sums[s]:
+            break
+        layers.append(digest)
+        copied.append(s)
+    target.flush()
+    del target
+    with open(part, "rb+") as handle:
+        os.fsync(handle.fileno())
+    return copied
+
+
 def _layer_digest(values: np.ndarray) -> str:
     """SHA-256 of a layer's values, read in pieces (a mapped layer is not read into memory at once)."""
     digest = hashlib.sha256()
@@ -1120,6 +1147,7 @@ def build_file(
     threads: Optional[int] = None,
     log: Optional[Callable[[str], None]] = None,
     deepest: Optional[Callable[[Deepest], None]] = None,
+    source: Optional[EndgameDatabase] = None,
 ) -> EndgameDatabase:
     """Build the database of ``seeds`` seeds into the file ``path``, layer by layer, resuming a stopped build.
 
@@ -1138,12 +1166,25 @@ def build_file(
             bounds the memory beyond the file).
         log: called with a line when a build resumes (what was kept).
         deepest: as :func:`build`, for the layers this call solves.
+        source: a database of the same rules (of any seeds, with layer
+            checksums in its header) whose layers are copied instead of
+            solved: each one up to ``seeds`` that the build lacks, as long as
+            its values match their checksum; the build solves the rest.  A
+            deeper database thus gives a shallower one in the time of a copy,
+            and a shallower one starts a deeper build.
 
     Raises:
-        ValueError: bad rules or seeds, or more memory needed than ``memory``.
+        ValueError: bad rules or seeds, more memory needed than ``memory``, or a source for other rules or
+            without layer checksums.
         OSError: the file cannot be written.
     """
     rules, seeds = check_build(rules, seeds, memory)
+    if source is not None:
+        if not isinstance(source, EndgameDatabase) or source.rules != rules:
+            raise ValueError(f"the layers to copy must come from a database of the same rules ({rules}), "
+                             f"got {source!r}")
+        if source._layer_sums is None:
+            raise ValueError(f"{source.path}: this database's header has no layer checksums to copy its layers by")
     set_threads(threads)
     database = EndgameDatabase(rules, seeds)
     room = _header_room(seeds)
@@ -1172,6 +1213,11 @@ def build_file(
     if not layers:
         with open(part, "wb") as handle:
             handle.truncate(offset + count)
+    if source is not None:
+        copied = _copy_layers(source, database, part, offset, layers)
+        if log is not None:
+            log(f"copied layers {copied[0]} to {copied[-1]} from {source.path}" if copied
+                else f"copied no layer from {source.path}: none the build lacks is whole there")
     _write_json(state_path, {**expected, "layers": layers})
     meter = _Meter(rules.pits_per_side, seeds, len(layers), progress)
     for layer_seeds in range(len(layers), seeds + 1):

@@ -127,6 +127,7 @@ class Champion(Agent):
             0 searches full width only, which the factorial of chapter 8 found stronger at equal time).
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
         reductions: late-move reductions (:mod:`awale.search.alphabeta`); default False.
+        killers: killer moves (:mod:`awale.search.alphabeta`); default False.
         weights: the evaluation's weights, ``"games"`` (the default) or ``"perfect"`` (fitted on the endgame
             database; :data:`awale.evaluation.WEIGHTS`).
     """
@@ -149,6 +150,7 @@ class Champion(Agent):
               doc="plies of capture extensions at the depth limit"),
         Param("pvs", bool, False, doc="principal variation search with aspiration windows"),
         Param("reductions", bool, False, doc="late-move reductions"),
+        Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
               doc="the evaluation's weights: fitted on game results ('games') or on the endgame database ('perfect')"),
     )
@@ -175,7 +177,7 @@ class Champion(Agent):
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
-            reductions=self.reductions, weights=self.weights,
+            reductions=self.reductions, killers=self.killers, weights=self.weights,
         )
 
     def observe_clock(self, remaining: float, increment: float) -> None:

@@ -68,6 +68,10 @@ class Minimax(Agent):
             late quiet moves searched a ply less deep unless they prove
             good, so other values at a fixed depth, in fewer nodes; False
             (the default).
+        killers: the killer heuristic (:mod:`awale.search.alphabeta`):
+            the quiet moves that last cut off a search at a ply are tried
+            first there; the same values at a fixed depth without
+            ``reductions``; False (the default).
     """
 
     name = "minimax"
@@ -87,6 +91,7 @@ class Minimax(Agent):
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
         Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
+        Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
               doc="the evaluation's weights: fitted on game results ('games') or on the endgame database ('perfect')"),
     )
@@ -142,7 +147,7 @@ class Minimax(Agent):
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = self._evaluation()
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
-                                       pvs=self.pvs, reductions=self.reductions)
+                                       pvs=self.pvs, reductions=self.reductions, killers=self.killers)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
         else:

@@ -31,6 +31,8 @@ from .sprt import (
     Verdict,
     experiment_name,
     opening_spec,
+    pair_keys,
+    shuffled,
     standard_openings,
     stored_verdict,
 )
@@ -128,8 +130,14 @@ def _verdict_text(verdict: Verdict) -> str:
     return "inconclusive" if verdict.finished else "running"
 
 
-def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str]) -> Tuple[float, float]:
-    """A's and B's mean thinking time per move (ms) over the test's games, the openings' plies left out."""
+def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
+           pairs: int) -> Tuple[float, float]:
+    """A's and B's mean thinking time per move (ms) over the games of the test's first ``pairs`` pairs (those
+    its verdict counts, not the games played past it), the openings' plies left out."""
+    order = shuffled(openings, seed)
+    counted = {dataclasses.astuple(key.stored) for index in range(pairs) for key in pair_keys(a, b, order, index, seed)}
+    stored = zip(frame["south"], frame["north"], frame["seed"], frame["rules"])
+    frame = frame.loc[[(south, north, int(game_seed), rules) in counted for south, north, game_seed, rules in stored]]
     plies = {len(moves) for moves in openings}
     if len(plies) != 1:
         raise ValueError("the ledger needs openings of one length (their plies are not counted as moves)")
@@ -172,7 +180,7 @@ def entry(
     finally:
         if owned:
             db.close()
-    a_ms, b_ms = _times(frame, a, b, openings)
+    a_ms, b_ms = _times(frame, a, b, openings, seed, verdict.pairs)
     est = verdict.estimate
     wins, draws, losses = verdict.games or (0, 0, 0)
     return Entry(

@@ -77,6 +77,12 @@ two searched (the table's move and the largest captures come first) is searched 
 with the null window just above alpha, and again to its full depth only when it beats alpha: a bet that
 late quiet moves are bad.  It changes values at a fixed depth (not those of a search to the end, which has
 no depth to reduce) for fewer nodes, so deeper iterations in the same time.
+
+With ``killers=True`` (the killer heuristic of Akl & Newborn 1977), the last two quiet actions that cut off
+a search at a ply are searched first among the quiet children of the other positions at that ply, after the
+table's move and the captures.  Moves are only reordered: a plain search keeps its values, and its best
+actions, in other nodes; with ``reductions`` the children reduced are the late ones of the new order.
+The killers are forgotten at the start of each search.
 """
 
 from __future__ import annotations
@@ -128,7 +134,7 @@ _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, c
 
 # Entries of the control array shared by Python and the kernels.
 (_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH, _SCOUT,
- _REDUCE) = range(13)
+ _REDUCE, _KILLERS) = range(14)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -153,6 +159,7 @@ class Workspace(NamedTuple):
         kid_moves: ``(plies, n, n)``: their legal actions.
         kid_info: ``(plies, n, 4)``: their action, capture, history length and count of legal actions.
         order: ``(plies, n)``: the order in which they are searched.
+        killers: ``(MAX_DEPTH + 1, 2)``: the last two quiet actions that cut off a search at each ply (-1: none).
         stash_keys, stash_boards: each child's history row, kept while its siblings are made.
         hkeys, hboards: the history of the line searched.
         tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations: the transposition table.
@@ -170,6 +177,7 @@ class Workspace(NamedTuple):
     kid_moves: np.ndarray
     kid_info: np.ndarray
     order: np.ndarray
+    killers: np.ndarray
     stash_keys: np.ndarray
     stash_boards: np.ndarray
     hkeys: np.ndarray
@@ -302,6 +310,21 @@ def _history_hash(boards, length, zhist, size):
     return key
 
 
+@jit
+def _rank(action, captured, tt_move, ply, ws):
+    """Where a child comes in the search order, higher first: the table's move, then by the seeds it captures,
+    then, with killer moves, the ply's first killer and its second before the other quiet moves."""
+    if action == tt_move:
+        return _BIG
+    rank = 4 * captured
+    if ws.ctl[_KILLERS] != 0 and captured == 0:
+        if action == ws.killers[ply, 0]:
+            rank = 2
+        elif action == ws.killers[ply, 1]:
+            rank = 1
+    return rank
+
+
 @jit(inline=False, allocates=False)
 def _expand(state, moves, count, line, tt_move, ws):
     """Make every child of ``state`` into ``kids[ply]`` and order them into ``order[ply]``.
@@ -335,12 +358,13 @@ def _expand(state, moves, count, line, tt_move, ws):
         if captured > 0:
             hkeys[base] = hkeys[spare]
             _copy(hboards[base], hboards[spare])
-        # Insertion sort: the table's move first, then larger captures, then lower actions.
-        rank = _BIG if moves[j] == tt_move else captured
+        # Insertion sort: the table's move first, then larger captures, then (with killers) the ply's killer
+        # moves, then lower actions.
+        rank = _rank(moves[j], captured, tt_move, ply, ws)
         k = j
         while k > 0:
             other = order[ply, k - 1]
-            other_rank = _BIG if moves[other] == tt_move else kid_info[ply, other, _CAPTURED]
+            other_rank = _rank(moves[other], kid_info[ply, other, _CAPTURED], tt_move, ply, ws)
             if other_rank >= rank:
                 break
             order[ply, k] = other
@@ -365,6 +389,14 @@ def _enter(line, j, ws):
         size = child.shape[0] - 5
         child_history = _with_row(history if captured == 0 else 0, child, child[size + 2], zhist, size)
     return Line(child_base, new_length, child_history, ply + 1)
+
+
+@jit
+def _remember_killer(killers, ply, action):
+    """Make the quiet ``action``, which just cut off a search at ``ply``, that ply's first killer move."""
+    if killers[ply, 0] != action:
+        killers[ply, 1] = killers[ply, 0]
+        killers[ply, 0] = action
 
 
 @jit(inline=False, allocates=False)
@@ -492,6 +524,8 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
             if value > alpha:
                 alpha = value
                 if alpha >= beta:
+                    if ctl[_KILLERS] != 0 and not root and kid_info[ply, j, _CAPTURED] == 0:
+                        _remember_killer(ws.killers, ply, best_move)
                     break
 
     flags = _UPPER if best <= floor else _LOWER if best >= beta else _EXACT
@@ -605,6 +639,8 @@ class AlphaBeta:
             full window, every iteration with the open one.
         reductions: late-move reductions (see the module docstring);
             False (the default): every child searched to the full depth.
+        killers: the killer heuristic (see the module docstring); False
+            (the default): quiet moves in the order of their actions.
 
     Raises:
         ValueError: bad arguments, rules with 1000 seeds or more (the
@@ -623,6 +659,7 @@ class AlphaBeta:
         quiescence: int = 0,
         pvs: bool = False,
         reductions: bool = False,
+        killers: bool = False,
     ) -> None:
         rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
@@ -634,7 +671,7 @@ class AlphaBeta:
             raise ValueError(f"evaluation must be an awale.evaluation.Evaluation or None, got {evaluation!r}")
         if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
             raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
-        for name, flag in (("pvs", pvs), ("reductions", reductions)):
+        for name, flag in (("pvs", pvs), ("reductions", reductions), ("killers", killers)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
         self._endgame = probe_tables(endgame, rules)
@@ -644,6 +681,7 @@ class AlphaBeta:
         self.quiescence = quiescence
         self.pvs = pvs
         self.reductions = reductions
+        self.killers = killers
         size = 2 * n
         self._evaluator = (
             np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
@@ -669,9 +707,11 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int8),  # moves
             np.zeros(entries, dtype=np.int16),  # generations
         )
-        self._ctl = np.zeros(13, dtype=np.int64)
+        self._killers = np.full((MAX_DEPTH + 1, 2), -1, dtype=np.int64)  # every ply a line can reach
+        self._ctl = np.zeros(14, dtype=np.int64)
         self._ctl[_SCOUT] = pvs
         self._ctl[_REDUCE] = reductions
+        self._ctl[_KILLERS] = killers
         self._ctl[_PLIES] = rules.max_plies is not None
         self._ctl[_EVALUATE] = evaluation is not None
         self._ctl[_TOTAL] = total
@@ -719,7 +759,8 @@ class AlphaBeta:
         hkeys[: history.length] = history.keys[: history.length]
         hboards[: history.length] = history.boards[: history.length]
         return Workspace(
-            self.rules.params, self._zpos, self._zhist, self._zply, *self._buffers, *self._table, values, self._ctl,
+            self.rules.params, self._zpos, self._zhist, self._zply, *self._buffers[:4], self._killers,
+            *self._buffers[4:], *self._table, values, self._ctl,
             self._endgame, *self._evaluator,
         )
 
@@ -769,6 +810,7 @@ class AlphaBeta:
         self._ctl[_NODES] = 0
         self._ctl[_PROBES] = 0
         self._ctl[_GENERATION] = (self._ctl[_GENERATION] + 1) % (1 << 15)
+        self._killers[:] = -1  # no killer moves yet
 
     def solve(self, game: Game, depth: Optional[int] = None) -> int:
         """The negamax value of ``game`` for the player to move, ``depth`` plies deep (None: to the end)."""
