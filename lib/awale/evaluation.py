@@ -78,9 +78,14 @@ N_FEATURES = len(FEATURES)
 #: Where the fitted weights live (written by ``data/evaluation/fit.py``).
 WEIGHTS_PATH = Path(__file__).with_name("evaluation.json")
 
-#: The weights by their source: ``"games"``, fitted on the results of stored games (:data:`WEIGHTS_PATH`), and
-#: ``"perfect"``, fitted on the endgame database's values (``data/evaluation/fit_perfect.py``).
-WEIGHTS = {"games": WEIGHTS_PATH, "perfect": WEIGHTS_PATH.with_name("evaluation-perfect.json")}
+#: The weights by their source: ``"games"``, fitted on the results of stored games (:data:`WEIGHTS_PATH`),
+#: ``"perfect"``, fitted on the endgame database's values (``data/evaluation/fit_perfect.py``), and ``"texel"``,
+#: fitted as ``"games"`` on every stored game between searches (``data/evaluation/fit.py --texel``).
+WEIGHTS = {
+    "games": WEIGHTS_PATH,
+    "perfect": WEIGHTS_PATH.with_name("evaluation-perfect.json"),
+    "texel": WEIGHTS_PATH.with_name("evaluation-texel.json"),
+}
 
 
 @jit

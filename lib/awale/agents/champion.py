@@ -128,8 +128,8 @@ class Champion(Agent):
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
         reductions: late-move reductions (:mod:`awale.search.alphabeta`); default False.
         killers: killer moves (:mod:`awale.search.alphabeta`); default False.
-        weights: the evaluation's weights, ``"games"`` (the default) or ``"perfect"`` (fitted on the endgame
-            database; :data:`awale.evaluation.WEIGHTS`).
+        weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
+            database) or ``"texel"`` (fitted on every stored game between searches; :data:`awale.evaluation.WEIGHTS`).
     """
 
     name = "champion"
@@ -152,7 +152,8 @@ class Champion(Agent):
         Param("reductions", bool, False, doc="late-move reductions"),
         Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
-              doc="the evaluation's weights: fitted on game results ('games') or on the endgame database ('perfect')"),
+              doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
+                  "or on every game between searches ('texel')"),
     )
 
     def __init__(self, **kwargs: Any) -> None:

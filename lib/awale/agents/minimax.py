@@ -62,8 +62,10 @@ class Minimax(Agent):
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).
         weights: with ``evaluation``, its weights: ``"games"`` (the default),
-            fitted on the results of stored games, or ``"perfect"``, fitted
-            on the values of the endgame database (:data:`awale.evaluation.WEIGHTS`).
+            fitted on the results of stored games, ``"perfect"``, fitted
+            on the values of the endgame database, or ``"texel"``, fitted on
+            the results of every stored game between searches
+            (:data:`awale.evaluation.WEIGHTS`).
         reductions: late-move reductions (:mod:`awale.search.alphabeta`):
             late quiet moves searched a ply less deep unless they prove
             good, so other values at a fixed depth, in fewer nodes; False
@@ -93,7 +95,8 @@ class Minimax(Agent):
         Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
         Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
-              doc="the evaluation's weights: fitted on game results ('games') or on the endgame database ('perfect')"),
+              doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
+                  "or on every game between searches ('texel')"),
     )
 
     def __init__(self, **kwargs: Any) -> None:
