@@ -78,7 +78,7 @@ with the null window just above alpha, and again to its full depth only when it 
 late quiet moves are bad.  It changes values at a fixed depth (not those of a search to the end, which has
 no depth to reduce) for fewer nodes, so deeper iterations in the same time.
 
-With ``killers=True`` (the killer heuristic of Akl & Newborn 1977), the last two quiet actions that cut off
+With ``killers=True`` (the killer heuristic of chess programs), the last two quiet actions that cut off
 a search at a ply are searched first among the quiet children of the other positions at that ply, after the
 table's move and the captures.  Moves are only reordered: a plain search keeps its values, and its best
 actions, in other nodes; with ``reductions`` the children reduced are the late ones of the new order.
