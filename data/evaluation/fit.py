@@ -161,23 +161,33 @@ def main():
         "fitted_by": "data/evaluation/fit.py",
     }
     if args.check:
-        committed = json.loads(WEIGHTS_PATH.read_text())["weights"]
-        worst = max(abs(a - b) for a, b in zip(final, committed))
-        print(f"largest difference from the committed weights: {worst:.2e}")
-        sys.exit(0 if worst <= 1e-6 else 1)
-    WEIGHTS_PATH.write_text(json.dumps({"features": list(FEATURES), "weights": final, "meta": meta}, indent=1) + "\n")
+        check(WEIGHTS_PATH, final)
+    write(WEIGHTS_PATH, "fit.json", final, meta, report, start)
+
+
+def check(path, final):
+    """Exit with status 0 if ``final`` are the weights committed in ``path`` (to 1e-6), else 1."""
+    committed = json.loads(path.read_text())["weights"]
+    worst = max(abs(a - b) for a, b in zip(final, committed))
+    print(f"largest difference from the committed weights: {worst:.2e}")
+    sys.exit(0 if worst <= 1e-6 else 1)
+
+
+def write(path, summary_name, final, meta, report, start):
+    """Write the weights into ``path`` and the report of the models into ``summary_name`` beside this script."""
+    path.write_text(json.dumps({"features": list(FEATURES), "weights": final, "meta": meta}, indent=1) + "\n")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    summary = {"games": n_games, "positions": int(len(y)), "held_out_games": int(held.sum()), "commit": commit,
-               "seconds": round(time.time() - start, 1), "models": report,
+    summary = {"games": meta["games"], "positions": meta["positions"], "held_out_games": meta["held_out_games"],
+               "commit": commit, "seconds": round(time.time() - start, 1), "models": report,
                "weights": dict(zip(FEATURES, final))}
-    with open(os.path.join(HERE, "fit.json"), "w") as f:
+    with open(os.path.join(HERE, summary_name), "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
-    for name in models:
+    for name in report:
         h = report[name]["held_out"]
         print(f"{name:<11} held-out log-loss {h['log_loss']:.4f}  accuracy {h['accuracy']:.3f}")
     print("weights: " + ", ".join(f"{k} {v:+.3f}" for k, v in zip(FEATURES, final)))
-    print(f"{n_games:,} games, {len(y):,} positions, {math.ceil(time.time() - start)} s")
+    print(f"{meta['games']:,} games, {meta['positions']:,} positions, {math.ceil(time.time() - start)} s")
 
 
 def texel(args):
@@ -190,10 +200,7 @@ def texel(args):
     w = fit(x[~test], y[~test], PENALTY)
     final = [round(float(v), 6) for v in w]
     if args.check:
-        committed = json.loads(TEXEL_PATH.read_text())["weights"]
-        worst = max(abs(a - b) for a, b in zip(final, committed))
-        print(f"largest difference from the committed weights: {worst:.2e}")
-        sys.exit(0 if worst <= 1e-6 else 1)
+        check(TEXEL_PATH, final)
     games_w = np.array(json.loads(WEIGHTS_PATH.read_text())["weights"])
     report = {}
     for name, weights in (("texel", w), ("games", games_w)):
@@ -212,18 +219,7 @@ def texel(args):
         "held_out": report["texel"]["held_out"],
         "fitted_by": "data/evaluation/fit.py --texel",
     }
-    TEXEL_PATH.write_text(json.dumps({"features": list(FEATURES), "weights": final, "meta": meta}, indent=1) + "\n")
-    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
-    summary = {"games": n_games, "positions": int(len(y)), "held_out_games": int(held.sum()), "commit": commit,
-               "seconds": round(time.time() - start, 1), "models": report, "weights": dict(zip(FEATURES, final))}
-    with open(os.path.join(HERE, "texel.json"), "w") as f:
-        json.dump(summary, f, indent=1)
-        f.write("\n")
-    for name in report:
-        h = report[name]["held_out"]
-        print(f"{name:<6} held-out log-loss {h['log_loss']:.4f}  accuracy {h['accuracy']:.3f}")
-    print("weights: " + ", ".join(f"{k} {v:+.3f}" for k, v in zip(FEATURES, final)))
-    print(f"{n_games:,} games, {len(y):,} positions, {math.ceil(time.time() - start)} s")
+    write(TEXEL_PATH, "texel.json", final, meta, report, start)
 
 
 if __name__ == "__main__":
