@@ -80,9 +80,10 @@ no depth to reduce) for fewer nodes, so deeper iterations in the same time.
 
 With ``killers=True`` (the killer heuristic of chess programs), the last two quiet actions that cut off
 a search at a ply are searched first among the quiet children of the other positions at that ply, after the
-table's move and the captures.  Moves are only reordered: a plain search keeps its values, and its best
-actions, in other nodes; with ``reductions`` the children reduced are the late ones of the new order.
-The killers are forgotten at the start of each search.
+table's move and the captures.  Moves are only reordered: a plain search keeps its values and its best
+actions and visits other positions (about 1 % fewer at depth 10, 4 % fewer with ``reductions``, whose
+reduced children are the late ones of the new order; ``make bench``).  The killers are forgotten at the
+start of each search.
 """
 
 from __future__ import annotations
