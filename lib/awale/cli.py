@@ -735,7 +735,7 @@ def _add_endgame(commands: Any) -> None:
     building.add_argument(
         "--from", dest="source", default=None, metavar="DB",
         help="copy the layers that a database of the same rules already holds (any seeds, each checked against "
-        "its checksum) instead of solving them: a 25-seed database from a 28-seed one in a minute",
+        "its checksum) instead of solving them: a 25-seed database from a 28-seed one in seconds",
     )
     building.set_defaults(handler=_endgame_build)
     checking = actions.add_parser(
