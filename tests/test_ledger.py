@@ -81,6 +81,20 @@ def test_the_times_are_those_of_the_pairs_the_verdict_counts(decided, tmp_path):
     assert (capped.a_ms, capped.b_ms) == (alone.a_ms, alone.b_ms)
 
 
+def test_a_test_resumed_with_a_larger_cap_keeps_one_row(decided, tmp_path):
+    store, book, _ = decided
+    (row,) = ledger.read(book)
+    test, path = SPRT(0, 100), tmp_path / "ledger.csv"
+    capped = ledger.entry("cap", row.a, row.b, test, store, check_every=2, max_pairs=2)
+    assert capped.verdict == "inconclusive"
+    ledger.record(path, capped)
+    ledger.record(path, ledger.entry("cap", row.a, row.b, test, store, check_every=2, max_pairs=50))
+    (kept,) = ledger.read(path)
+    assert kept.max_pairs == 50 and kept.pairs > 2
+    other_looks = ledger.entry("cap", row.a, row.b, test, store, check_every=4, max_pairs=50)
+    assert len(ledger.record(path, other_looks)) == 2  # other looks: another sequential test
+
+
 @pytest.mark.parametrize("verdict, a_ms, b_ms, equal, fair", [
     ("H1", 41.0, 40.0, True, True),
     ("H0", 37.0, 40.0, True, True),  # within 10 %: equal time, whatever the verdict

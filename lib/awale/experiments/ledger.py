@@ -50,7 +50,8 @@ COLUMNS = (
     "a_ms", "b_ms",
 )
 
-_TEST_COLUMNS = ("a", "b", "elo0", "elo1", "alpha", "beta", "seed", "check_every", "max_pairs")
+# What makes two rows the same test.  Not its cap of pairs, a budget: a test resumed with a larger one goes on.
+_TEST_COLUMNS = ("a", "b", "elo0", "elo1", "alpha", "beta", "seed", "check_every")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -120,7 +121,8 @@ class Entry:
         return {name: str(values[name]) for name in COLUMNS}
 
     def same_test(self, other: "Entry") -> bool:
-        """Whether two entries are rows of the same test (same agents, bounds, rates, seed and checkpoints)."""
+        """Whether two entries are rows of the same test (same agents, bounds, rates, seed and looks; the cap of
+        pairs may differ: a test resumed with a larger cap replaces its row)."""
         return all(getattr(self, name) == getattr(other, name) for name in _TEST_COLUMNS)
 
 
