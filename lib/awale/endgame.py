@@ -1100,13 +1100,15 @@ def _copy_layers(source: EndgameDatabase, database: EndgameDatabase, part: str, 
     target = np.memmap(part, dtype=np.int8, mode="r+", offset=offset, shape=(int(database._offsets[top + 1]),))
     for s in range(len(layers), top + 1):
         low, high = int(database._offsets[s]), int(database._offsets[s + 1])
+        digest = hashlib.sha256()  # as _layer_digest, of the bytes copied: the layer is read once
         for piece in range(low, high, 1 << 26):
             end = min(piece + (1 << 26), high)
-            target[piece:end] = source.values[piece:end]  # both files order the positions alike
-        digest = _layer_digest(target[low:high])
-        if digest != source._layer_sums[s]:
+            values = np.ascontiguousarray(source.values[piece:end])
+            target[piece:end] = values  # both files order the positions alike
+            digest.update(values.tobytes())
+        if digest.hexdigest() != source._layer_sums[s]:
             break
-        layers.append(digest)
+        layers.append(digest.hexdigest())
         copied.append(s)
     target.flush()
     del target
