@@ -83,7 +83,8 @@ def run() -> List[str]:
                             dict(evaluation=evaluation, pvs=True, reductions=True)),
                            ("αβ, evaluation + reductions + killers",
                             dict(evaluation=evaluation, reductions=True, killers=True)),
-                           ("αβ, evaluation + reductions + IID", dict(evaluation=evaluation, reductions=True, iid=True)),
+                           ("αβ, evaluation + reductions + IID",
+                            dict(evaluation=evaluation, reductions=True, iid=True)),
                            ("αβ, evaluation + reductions + MTD(f)",
                             dict(evaluation=evaluation, reductions=True, mtdf=True))):
         rate, nodes = _alphabeta(games, **options)
