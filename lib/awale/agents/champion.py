@@ -188,6 +188,12 @@ class Champion(Agent):
             reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, weights=self.weights,
         )
 
+    @property
+    def alphabeta(self) -> Minimax:
+        """The αβ agent that plays the moves neither the book nor the database gives (its ``last_search`` and
+        ``searcher`` say how it searched)."""
+        return self._search
+
     def observe_clock(self, remaining: float, increment: float) -> None:
         """With ``manage``, size the next searched move by the clock; else nothing."""
         self._search.observe_clock(remaining, increment)

@@ -131,6 +131,11 @@ class Minimax(Agent):
         budget = self.time is not None or self.nodes is not None
         return self._spec_without(("depth",) if self.depth is None and budget else ())
 
+    @property
+    def searcher(self) -> Optional[AlphaBeta]:
+        """The αβ searcher of the moves so far (None before the first search): its table, nodes and load."""
+        return self._searcher
+
     def reset(self) -> None:
         """Empty the transposition table, restart the tie-breaking generator and let go of the endgame database
         (found again at the next move)."""

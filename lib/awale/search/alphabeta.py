@@ -117,7 +117,7 @@ from ..rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult",
-    "Iteration", "TimePlan", "solve", "result", "action_values", "Workspace", "Line",
+    "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values", "Workspace", "Line",
 ]
 
 #: Half the width, in points, of the aspiration window of a search with ``pvs`` (around the value of the
@@ -618,6 +618,20 @@ class Iteration:
     cost: float
 
 
+class TableLoad(NamedTuple):
+    """How full the transposition table is (:meth:`AlphaBeta.table_load`).
+
+    Attributes:
+        current: slots written by the last search (an entry of an earlier search may be replaced freely).
+        used: slots written by any search since the table was last cleared.
+        size: slots in all.
+    """
+
+    current: int
+    used: int
+    size: int
+
+
 #: A time plan: given the iterations completed so far, the seconds the whole search may take (from its start).
 TimePlan = Callable[[Sequence[Iteration]], float]
 
@@ -772,6 +786,12 @@ class AlphaBeta:
     def probes(self) -> int:
         """Positions the last search scored by the endgame database (all its iterations)."""
         return int(self._ctl[_PROBES])
+
+    def table_load(self) -> TableLoad:
+        """How many of the table's slots the last search wrote, how many are in use, and how many there are."""
+        generations = self._table[-1]
+        return TableLoad(int(np.count_nonzero(generations == self._ctl[_GENERATION])),
+                         int(np.count_nonzero(generations >= 0)), len(generations))
 
     def clear(self) -> None:
         """Empty the transposition table."""
