@@ -3,7 +3,8 @@
 Positions come from seeded random games (0 to 40 plies in).  αβ searches each
 to depth 10 with a fresh table: positions visited per second, and positions
 visited in all (quiescence visits more; principal variation search and
-late-move reductions fewer; killer moves reorder the quiet moves).  UCT runs 5,000 iterations from each:
+late-move reductions fewer; killer moves reorder the quiet moves; internal iterative deepening and MTD(f)
+change the order and the windows).  UCT runs 5,000 iterations from each:
 iterations per second with evaluated leaves (no playout, and a 4-ply playout
 then the evaluation) against random playouts to the end.  Strength at equal
 time is measured by ``benchmarks/champion.py`` and the experiments.
@@ -81,7 +82,11 @@ def run() -> List[str]:
                            ("αβ, evaluation + PVS + reductions",
                             dict(evaluation=evaluation, pvs=True, reductions=True)),
                            ("αβ, evaluation + reductions + killers",
-                            dict(evaluation=evaluation, reductions=True, killers=True))):
+                            dict(evaluation=evaluation, reductions=True, killers=True)),
+                           ("αβ, evaluation + reductions + IID",
+                            dict(evaluation=evaluation, reductions=True, iid=True)),
+                           ("αβ, evaluation + reductions + MTD(f)",
+                            dict(evaluation=evaluation, reductions=True, mtdf=True))):
         rate, nodes = _alphabeta(games, **options)
         lines.append(f"  {label:<33} {rate:>12,.0f} positions/s  {nodes:>10,} positions"
                      f"  ({rate / plain_rate:.2f}x the rate, {nodes / plain_nodes:.2f}x the positions)")

@@ -195,6 +195,25 @@ def test_transpositions_after_a_capture_share_entries():
     assert shared.nodes < fresh.nodes / 2
 
 
+def test_table_load_counts_the_slots_each_search_writes():
+    searcher = AlphaBeta(Rules(), table_bits=12)
+    assert searcher.table_load() == (0, 0, 4096)
+    first = searcher.search(Game(), 5)
+    load = searcher.table_load()
+    assert 0 < load.current == load.used <= min(first.nodes, 4096)
+    game = Game().step(2)[0].step(3)[0]
+    second = searcher.search(game, 5)
+    later = searcher.table_load()
+    assert 0 < later.current <= min(second.nodes, 4096) and later.current < later.used <= 4096
+    assert later.used <= load.used + later.current  # a slot is written again or newly
+    searcher.clear()
+    assert searcher.table_load() == (0, 0, 4096)
+    agent = parse("champion(depth=3, book=False)")
+    agent.reset()
+    agent.act(Game())
+    assert agent.alphabeta.searcher.table_load().current > 0 and agent.alphabeta.last_search.depth == 3
+
+
 @pytest.mark.parametrize("n, s, expected", [(2, 1, 1002), (2, 2, 1005), (3, 1, 0), (3, 2, 1008), (2, 3, 0)])
 def test_initial_values_of_small_boards(n, s, expected):
     """The exact values found by the search (the signs of (2, 1) and (2, 2) are OpenSpiel's too)."""

@@ -137,6 +137,41 @@ def test_killer_moves_change_the_nodes_searched_and_are_forgotten_between_search
     assert differ >= 4  # the order, and so the nodes, changed in most positions
 
 
+@pytest.mark.parametrize("options", [dict(iid=True), dict(mtdf=True), dict(iid=True, mtdf=True)])
+@pytest.mark.parametrize("depth", [4, 5])
+def test_iid_and_mtdf_keep_the_values_and_best_actions_of_the_plain_search(options, depth):
+    """Internal iterative deepening only reorders moves; MTD(f) finds the same value by null windows and then
+    the same ties.  One table throughout, iterative deepening from depth 1 (IID acts from four plies left)."""
+    searcher = AlphaBeta(Rules(), evaluation=EVALUATION, **options)
+    for game in positions(5, seed=60 + depth):
+        found = searcher.search(game, depth)
+        values = {a: -plain_minimax(game.step(a)[0], depth - 1) for a in game.legal_actions}
+        assert found.value == max(values.values()), repr(game)
+        assert set(found.best_actions) == {a for a, v in values.items() if v == found.value}, repr(game)
+
+
+def test_iid_and_mtdf_solve_as_the_plain_search_and_change_the_nodes():
+    for game in random_positions(3, 2, 8, seed=9):
+        plain = AlphaBeta(game.rules)
+        for options in (dict(iid=True), dict(mtdf=True)):
+            other = AlphaBeta(game.rules, **options)
+            assert other.solve(game) == plain.solve(game), repr(game)
+            assert set(other.search(game).best_actions) == set(plain.search(game).best_actions), repr(game)
+    plain = AlphaBeta(Rules(), evaluation=EVALUATION)
+    iid = AlphaBeta(Rules(), evaluation=EVALUATION, iid=True)
+    mtdf = AlphaBeta(Rules(), evaluation=EVALUATION, mtdf=True)
+    differ = {"iid": 0, "mtdf": 0}
+    for game in positions(6, seed=70):
+        for searcher in (plain, iid, mtdf):
+            searcher.clear()
+        expected = plain.search(game, 8)
+        for name, searcher in (("iid", iid), ("mtdf", mtdf)):
+            found = searcher.search(game, 8)
+            assert (found.value, found.best_actions) == (expected.value, expected.best_actions), repr(game)
+            differ[name] += found.nodes != expected.nodes
+    assert min(differ.values()) >= 3  # another order or other windows: other positions visited
+
+
 def test_evaluated_leaves_stay_below_won_games():
     """Even a wildly scaled evaluation cannot score an unfinished position like a won game."""
     from awale.evaluation import FEATURES, Evaluation
@@ -190,3 +225,12 @@ def test_agent_options_and_bad_values():
     assert str(parse("champion(time=0.1, killers=False)")) == "champion(time=0.1)"
     with pytest.raises(ValueError, match="killers"):
         parse("champion(killers=2)")
+    for name in ("iid", "mtdf"):
+        with pytest.raises(ValueError, match=name):
+            AlphaBeta(Rules(), **{name: 1})
+        assert str(parse(f"champion(time=0.1, {name}=False)")) == "champion(time=0.1)"
+        assert str(parse(f"champion(time=0.1, {name}=True)")) == f"champion(time=0.1, {name}=True)"
+    for make in (lambda: AlphaBeta(Rules(), pvs=True, mtdf=True), lambda: parse("champion(pvs=True, mtdf=True)"),
+                 lambda: parse("minimax(time=0.1, pvs=True, mtdf=True)")):
+        with pytest.raises(ValueError, match="pvs and mtdf"):
+            make()

@@ -128,6 +128,9 @@ class Champion(Agent):
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
         reductions: late-move reductions (:mod:`awale.search.alphabeta`); default False.
         killers: killer moves (:mod:`awale.search.alphabeta`); default False.
+        iid: internal iterative deepening (:mod:`awale.search.alphabeta`); default False.
+        mtdf: MTD(f) instead of one open-window search per iteration (:mod:`awale.search.alphabeta`); not with
+            ``pvs``; default False.
         weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
             database) or ``"texel"`` (fitted on every stored game between searches; :data:`awale.evaluation.WEIGHTS`).
     """
@@ -151,6 +154,8 @@ class Champion(Agent):
         Param("pvs", bool, False, doc="principal variation search with aspiration windows"),
         Param("reductions", bool, False, doc="late-move reductions"),
         Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
+        Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
+        Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
               doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
                   "or on every game between searches ('texel')"),
@@ -167,6 +172,8 @@ class Champion(Agent):
             raise ValueError(f"champion: give one of time, depth or nodes, got {' and '.join(given) or 'none'}")
         if self.manage and self.time is None:
             raise ValueError("champion: manage divides a time among the moves; give a time, not depth or nodes")
+        if self.pvs and self.mtdf:
+            raise ValueError("champion: pvs and mtdf are two ways of narrowing the window; give one of them")
 
     @property
     def spec(self) -> str:
@@ -178,8 +185,14 @@ class Champion(Agent):
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
-            reductions=self.reductions, killers=self.killers, weights=self.weights,
+            reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, weights=self.weights,
         )
+
+    @property
+    def alphabeta(self) -> Minimax:
+        """The αβ agent that plays the moves neither the book nor the database gives (its ``last_search`` and
+        ``searcher`` say how it searched)."""
+        return self._search
 
     def observe_clock(self, remaining: float, increment: float) -> None:
         """With ``manage``, size the next searched move by the clock; else nothing."""

@@ -74,6 +74,12 @@ class Minimax(Agent):
             the quiet moves that last cut off a search at a ply are tried
             first there; the same values at a fixed depth without
             ``reductions``; False (the default).
+        iid: internal iterative deepening (:mod:`awale.search.alphabeta`):
+            a position without a move from the table is first searched two
+            plies less deep for the move to try first; False (the default).
+        mtdf: MTD(f) (:mod:`awale.search.alphabeta`): each iteration's
+            value by null-window searches from the last one's; not with
+            ``pvs``; False (the default).
     """
 
     name = "minimax"
@@ -94,6 +100,8 @@ class Minimax(Agent):
         Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
         Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
         Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
+        Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
+        Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
               doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
                   "or on every game between searches ('texel')"),
@@ -108,6 +116,8 @@ class Minimax(Agent):
     def validate(self) -> None:
         if self.manage and (self.time is None or self.nodes is not None):
             raise ValueError(f"{self.name}: manage divides a time among the moves; give a time (and no nodes)")
+        if self.pvs and self.mtdf:
+            raise ValueError(f"{self.name}: pvs and mtdf are two ways of narrowing the window; give one of them")
         if self.weights != "games" and not self.evaluation:
             raise ValueError(f"{self.name}: weights are the evaluation's; give evaluation=True with them")
 
@@ -120,6 +130,11 @@ class Minimax(Agent):
         """The canonical spec; a time or node budget alone leaves out the depth it sets to None: ``minimax(time=0.5)``."""
         budget = self.time is not None or self.nodes is not None
         return self._spec_without(("depth",) if self.depth is None and budget else ())
+
+    @property
+    def searcher(self) -> Optional[AlphaBeta]:
+        """The αβ searcher of the moves so far (None before the first search): its table, nodes and load."""
+        return self._searcher
 
     def reset(self) -> None:
         """Empty the transposition table, restart the tie-breaking generator and let go of the endgame database
@@ -150,7 +165,8 @@ class Minimax(Agent):
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = self._evaluation()
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
-                                       pvs=self.pvs, reductions=self.reductions, killers=self.killers)
+                                       pvs=self.pvs, reductions=self.reductions, killers=self.killers,
+                                       iid=self.iid, mtdf=self.mtdf)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
         else:

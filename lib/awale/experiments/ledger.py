@@ -30,9 +30,8 @@ from .sprt import (
     SPRT,
     Verdict,
     experiment_name,
+    keys_of_pairs,
     opening_spec,
-    pair_keys,
-    shuffled,
     standard_openings,
     stored_verdict,
 )
@@ -136,8 +135,8 @@ def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str],
            pairs: int) -> Tuple[float, float]:
     """A's and B's mean thinking time per move (ms) over the games of the test's first ``pairs`` pairs (those
     its verdict counts, not the games played past it), the openings' plies left out."""
-    order = shuffled(openings, seed)
-    counted = {dataclasses.astuple(key.stored) for index in range(pairs) for key in pair_keys(a, b, order, index, seed)}
+    keys = keys_of_pairs(a, b, openings, seed)
+    counted = {dataclasses.astuple(key.stored) for index in range(pairs) for key in keys(index)}
     stored = zip(frame["south"], frame["north"], frame["seed"], frame["rules"])
     frame = frame.loc[[(south, north, int(game_seed), rules) in counted for south, north, game_seed, rules in stored]]
     plies = {len(moves) for moves in openings}

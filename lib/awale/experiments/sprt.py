@@ -99,6 +99,7 @@ __all__ = [
     "standard_openings",
     "openings_digest",
     "pair_keys",
+    "keys_of_pairs",
     "shuffled",
     "experiment_name",
     "sequential",
@@ -579,6 +580,21 @@ def pair_keys(
     )
 
 
+def keys_of_pairs(
+    a: str, b: str, openings: Sequence[str], seed: int = 0, rules: Optional[Rules] = None
+) -> Callable[[int], Tuple[GameKey, GameKey]]:
+    """The keys of a test's pairs by index: :func:`pair_keys` over the openings in the test's order
+    (:func:`shuffled` by ``seed``), as :func:`sequential` plays them."""
+    a, b = canonical_spec(a), canonical_spec(b)
+    order = shuffled(tuple(openings), seed)
+    rules = as_rules(rules)
+
+    def keys(index: int) -> Tuple[GameKey, GameKey]:
+        return pair_keys(a, b, order, index, seed, rules)
+
+    return keys
+
+
 def experiment_name(a: str, b: str, test: SPRT, openings: Sequence[str], seed: int = 0) -> str:
     """The store's name for the games of an SPRT: the agents, the bounds, the error rates, the seed, the openings."""
     return (
@@ -617,14 +633,7 @@ def _prepare(
     if 2 * max_pairs > 1_000_000:
         raise ValueError(f"max_pairs must be at most 500000 (a run holds at most 1,000,000 games), got {max_pairs}")
     openings = tuple(openings)
-    a, b = canonical_spec(a), canonical_spec(b)
-    order = shuffled(openings, seed)
-    rules = as_rules(rules)
-
-    def keys(index: int) -> Tuple[GameKey, GameKey]:
-        return pair_keys(a, b, order, index, seed, rules)
-
-    return name or experiment_name(a, b, test, openings, seed), keys
+    return name or experiment_name(a, b, test, openings, seed), keys_of_pairs(a, b, openings, seed, rules)
 
 
 def sequential(

@@ -84,6 +84,18 @@ table's move and the captures.  Moves are only reordered: a plain search keeps i
 actions and visits other positions (about 1 % fewer at depth 10, 4 % fewer with ``reductions``, whose
 reduced children are the late ones of the new order; ``make bench``).  The killers are forgotten at the
 start of each search.
+
+With ``iid=True`` (internal iterative deepening), a position below the root searched at least four plies deep
+with a window wider than the null window, for which the table has no move, is first searched two plies less
+deep; its best move there is searched first at the full depth.  The values are those of the plain search; only
+the order, and so the positions visited, change.
+
+With ``mtdf=True`` (MTD(f) of Plaat, Schaeffer, Pijls & de Bruin, 1995), each iteration of iterative
+deepening after the first finds the root's value by null-window searches alone, starting from the previous
+iteration's value: each asks whether the value is below a bound, and the fail-soft answer moves the bound,
+until an upper and a lower bound meet.  The transposition table keeps the work of each pass for the next.
+The root's actions of that value (the ties) are then found by one more search with the window just
+around it.  The values are those of the plain search.
 """
 
 from __future__ import annotations
@@ -105,7 +117,7 @@ from ..rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult",
-    "Iteration", "TimePlan", "solve", "result", "action_values", "Workspace", "Line",
+    "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values", "Workspace", "Line",
 ]
 
 #: Half the width, in points, of the aspiration window of a search with ``pvs`` (around the value of the
@@ -135,7 +147,7 @@ _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, c
 
 # Entries of the control array shared by Python and the kernels.
 (_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH, _SCOUT,
- _REDUCE, _KILLERS) = range(14)
+ _REDUCE, _KILLERS, _IID) = range(15)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -143,6 +155,10 @@ _EXACT, _LOWER, _UPPER, _COMPLETE = 0, 1, 2, 4
 
 # Children of a position searched before the first that ``reductions`` may search less deep.
 _LATE = 2
+
+# Internal iterative deepening: a position searched at least _IID_DEPTH plies deep with the open window and
+# no move from the table is first searched _IID_REDUCTION plies less deep, for the move to search first.
+_IID_DEPTH, _IID_REDUCTION = 4, 2
 
 # Columns of the per-child information.
 _ACTION, _CAPTURED, _LENGTH, _COUNT = range(4)
@@ -466,68 +482,79 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
                     ctl[_HORIZON] += 1  # the value came from a depth-limited search
                 return value
 
-    horizon = ctl[_HORIZON]
     floor = alpha
-    _expand(state, moves, count, line, tt_move, ws)
-    child_depth = depth - 1 if depth < _INFINITE else depth
-    best = -_BIG
-    best_move = -1
-    for k in range(count):
-        j = order[ply, k]
-        child = kids[ply, j]
-        child_count = kid_info[ply, j, _COUNT]
-        if root:
-            alpha = best - 1 if ctl[_TIES] and best > floor else floor
-        exact = probe(child, size, ws.endgame)
-        if exact != UNCOVERED:  # in the endgame database: its exact result, searched no further
-            ctl[_NODES] += 1
-            ctl[_PROBES] += 1
-            value = -_exact_score(exact)
-        else:
-            # Quiescence: at the depth limit, an exchange of captures is searched on (up to the reach).
-            # One recursive call site only: numba's cache loads a kernel with two of them wrongly.
-            extend = child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH] and _can_capture(child, ws)
-            if not extend and _is_leaf(child_count, child_depth, ctl):
+    # Internal iterative deepening: without a move from the table, a shallower search of this position
+    # first, whose best move is then searched first.  Not at the root (iterative deepening is there already).
+    passing = depth
+    if ctl[_IID] != 0 and tt_move < 0 and not root and _IID_DEPTH <= depth < _INFINITE and beta - alpha > 1:
+        passing = depth - _IID_REDUCTION
+    while True:
+        horizon = ctl[_HORIZON]
+        alpha = floor
+        _expand(state, moves, count, line, tt_move, ws)
+        child_depth = passing - 1 if passing < _INFINITE else passing
+        best = -_BIG
+        best_move = -1
+        for k in range(count):
+            j = order[ply, k]
+            child = kids[ply, j]
+            child_count = kid_info[ply, j, _COUNT]
+            if root:
+                alpha = best - 1 if ctl[_TIES] and best > floor else floor
+            exact = probe(child, size, ws.endgame)
+            if exact != UNCOVERED:  # in the endgame database: its exact result, searched no further
                 ctl[_NODES] += 1
-                value = -_leaf_score(child, size, ws)
+                ctl[_PROBES] += 1
+                value = -_exact_score(exact)
             else:
-                # Principal variation search: a child after the first is searched with the null window
-                # (alpha, alpha + 1), which only asks whether it beats alpha, and again with the full window
-                # when it does (and may still be below beta).  Never at the root, whose ties need exact values.
-                scout = ctl[_SCOUT] != 0 and not root and k > 0 and beta - alpha > 1
-                # Late-move reduction: a child that captures nothing, ordered after the first _LATE, is searched
-                # one ply shallower with the null window, and again at its full depth if it beats alpha.
-                reduce = (
-                    ctl[_REDUCE] != 0 and not root and k >= _LATE and 2 <= child_depth < _INFINITE
-                    and kid_info[ply, j, _CAPTURED] == 0
-                )
-                top = alpha + 1 if scout or reduce else beta
-                searched = 1 if extend else child_depth - 1 if reduce else child_depth
-                while True:
-                    value = -_negamax(
-                        child, kid_moves[ply, j], child_count, _enter(line, j, ws), searched, -top, -alpha, ws,
+                # Quiescence: at the depth limit, an exchange of captures is searched on (up to the reach).
+                # One recursive call site only: numba's cache loads a kernel with two of them wrongly.
+                extend = child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH] and _can_capture(child, ws)
+                if not extend and _is_leaf(child_count, child_depth, ctl):
+                    ctl[_NODES] += 1
+                    value = -_leaf_score(child, size, ws)
+                else:
+                    # Principal variation search: a child after the first is searched with the null window
+                    # (alpha, alpha + 1), which only asks whether it beats alpha, and again with the full window
+                    # when it does (and may still be below beta).  Never at the root, whose ties need exact values.
+                    scout = ctl[_SCOUT] != 0 and not root and k > 0 and beta - alpha > 1
+                    # Late-move reduction: a child that captures nothing, ordered after the first _LATE, is searched
+                    # one ply shallower with the null window, and again at its full depth if it beats alpha.
+                    reduce = (
+                        ctl[_REDUCE] != 0 and not root and k >= _LATE and 2 <= child_depth < _INFINITE
+                        and kid_info[ply, j, _CAPTURED] == 0
                     )
-                    if ctl[_STATUS] != _RUNNING:
-                        return 0
-                    if reduce and value > alpha:
-                        reduce = False
-                        searched = child_depth  # the reduced search failed high: the full depth decides
-                        top = alpha + 1 if scout else beta
-                        continue
-                    if top == beta or value <= alpha or value >= beta:
+                    top = alpha + 1 if scout or reduce else beta
+                    searched = 1 if extend else child_depth - 1 if reduce else child_depth
+                    while True:
+                        value = -_negamax(
+                            child, kid_moves[ply, j], child_count, _enter(line, j, ws), searched, -top, -alpha, ws,
+                        )
+                        if ctl[_STATUS] != _RUNNING:
+                            return 0
+                        if reduce and value > alpha:
+                            reduce = False
+                            searched = child_depth  # the reduced search failed high: the full depth decides
+                            top = alpha + 1 if scout else beta
+                            continue
+                        if top == beta or value <= alpha or value >= beta:
+                            break
+                        top = beta  # the null window failed high inside (alpha, beta): the full window decides
+            if root:
+                values[j] = value
+            if value > best:
+                best = value
+                best_move = kid_info[ply, j, _ACTION]
+                if value > alpha:
+                    alpha = value
+                    if alpha >= beta:
+                        if ctl[_KILLERS] != 0 and not root and kid_info[ply, j, _CAPTURED] == 0:
+                            _remember_killer(ws.killers, ply, best_move)
                         break
-                    top = beta  # the null window failed high inside (alpha, beta): the full window decides
-        if root:
-            values[j] = value
-        if value > best:
-            best = value
-            best_move = kid_info[ply, j, _ACTION]
-            if value > alpha:
-                alpha = value
-                if alpha >= beta:
-                    if ctl[_KILLERS] != 0 and not root and kid_info[ply, j, _CAPTURED] == 0:
-                        _remember_killer(ws.killers, ply, best_move)
-                    break
+        if passing == depth:
+            break
+        tt_move = best_move  # the shallower search's best move is searched first at the full depth
+        passing = depth
 
     flags = _UPPER if best <= floor else _LOWER if best >= beta else _EXACT
     if ctl[_HORIZON] == horizon:
@@ -591,6 +618,20 @@ class Iteration:
     cost: float
 
 
+class TableLoad(NamedTuple):
+    """How full the transposition table is (:meth:`AlphaBeta.table_load`).
+
+    Attributes:
+        current: slots written by the last search (an entry of an earlier search may be replaced freely).
+        used: slots written by any search since the table was last cleared.
+        size: slots in all.
+    """
+
+    current: int
+    used: int
+    size: int
+
+
 #: A time plan: given the iterations completed so far, the seconds the whole search may take (from its start).
 TimePlan = Callable[[Sequence[Iteration]], float]
 
@@ -642,6 +683,13 @@ class AlphaBeta:
             False (the default): every child searched to the full depth.
         killers: the killer heuristic (see the module docstring); False
             (the default): quiet moves in the order of their actions.
+        iid: internal iterative deepening (see the module docstring);
+            False (the default): a position without a move from the table
+            searches its captures first.
+        mtdf: each iteration of :meth:`search` after the first finds its
+            value by MTD(f) (see the module docstring); False (the
+            default): one search with the open window (or, with ``pvs``,
+            an aspiration window).  Not with ``pvs``.
 
     Raises:
         ValueError: bad arguments, rules with 1000 seeds or more (the
@@ -661,6 +709,8 @@ class AlphaBeta:
         pvs: bool = False,
         reductions: bool = False,
         killers: bool = False,
+        iid: bool = False,
+        mtdf: bool = False,
     ) -> None:
         rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
@@ -672,9 +722,12 @@ class AlphaBeta:
             raise ValueError(f"evaluation must be an awale.evaluation.Evaluation or None, got {evaluation!r}")
         if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
             raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
-        for name, flag in (("pvs", pvs), ("reductions", reductions), ("killers", killers)):
+        for name, flag in (("pvs", pvs), ("reductions", reductions), ("killers", killers), ("iid", iid),
+                           ("mtdf", mtdf)):
             if not isinstance(flag, bool):
                 raise ValueError(f"{name} must be True or False, got {flag!r}")
+        if pvs and mtdf:
+            raise ValueError("pvs and mtdf are two ways of narrowing the window: give one of them")
         self._endgame = probe_tables(endgame, rules)
         self.rules = rules
         self.endgame = endgame
@@ -683,6 +736,8 @@ class AlphaBeta:
         self.pvs = pvs
         self.reductions = reductions
         self.killers = killers
+        self.iid = iid
+        self.mtdf = mtdf
         size = 2 * n
         self._evaluator = (
             np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
@@ -709,10 +764,11 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int16),  # generations
         )
         self._killers = np.full((MAX_DEPTH + 1, 2), -1, dtype=np.int64)  # every ply a line can reach
-        self._ctl = np.zeros(14, dtype=np.int64)
+        self._ctl = np.zeros(15, dtype=np.int64)
         self._ctl[_SCOUT] = pvs
         self._ctl[_REDUCE] = reductions
         self._ctl[_KILLERS] = killers
+        self._ctl[_IID] = iid
         self._ctl[_PLIES] = rules.max_plies is not None
         self._ctl[_EVALUATE] = evaluation is not None
         self._ctl[_TOTAL] = total
@@ -730,6 +786,12 @@ class AlphaBeta:
     def probes(self) -> int:
         """Positions the last search scored by the endgame database (all its iterations)."""
         return int(self._ctl[_PROBES])
+
+    def table_load(self) -> TableLoad:
+        """How many of the table's slots the last search wrote, how many are in use, and how many there are."""
+        generations = self._table[-1]
+        return TableLoad(int(np.count_nonzero(generations == self._ctl[_GENERATION])),
+                         int(np.count_nonzero(generations >= 0)), len(generations))
 
     def clear(self) -> None:
         """Empty the transposition table."""
@@ -797,6 +859,29 @@ class AlphaBeta:
                     f"the search met lines longer than {MAX_DEPTH} plies: give a depth limit for boards this large"
                 )
             plies = min(2 * plies, MAX_DEPTH + 1)
+
+    def _mtdf(self, game: Game, depth: int, guess: int, budget: int) -> Tuple[int, np.ndarray, int, bool]:
+        """One iteration by MTD(f) from ``guess``: :meth:`_run`'s answer, within ``budget`` positions."""
+        start = int(self._ctl[_NODES])
+
+        def left() -> int:
+            return max(1, budget - (int(self._ctl[_NODES]) - start))
+
+        lower, upper, value = -_BIG, _BIG, guess
+        while lower < upper:  # null-window searches close in on the value from both sides
+            beta = max(value, lower + 1)
+            value, _, status, _ = self._run(game, depth, False, left(), (beta - 1, beta))
+            if status != _RUNNING:
+                return value, np.zeros(0, dtype=np.int64), status, False
+            if value < beta:
+                upper = value
+            else:
+                lower = value
+        # The actions of that value: each searched with the window just around it (the table answers the rest).
+        found = self._run(game, depth, True, left(), (value - 1, value + 1))
+        if found[2] == _RUNNING and found[0] != value:  # the table's bounds disagreed: the open window decides
+            found = self._run(game, depth, True, left())
+        return found
 
     def _check(self, game: Game) -> None:
         if not isinstance(game, Game):
@@ -919,6 +1004,8 @@ class AlphaBeta:
                 if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
                     budget = max(1, budget - (int(self._ctl[_NODES]) - before))
                     value, values, status, exact = self._run(game, iteration, True, budget)
+            elif self.mtdf and found is not None:
+                value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
             else:
                 value, values, status, exact = self._run(game, iteration, True, budget)
             if status != _RUNNING:
