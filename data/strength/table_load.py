@@ -17,7 +17,7 @@ from awale.agents import parse
 from awale.experiments import sprt
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-AGENT = "champion(time={time}, endgame='25', quiescence=0, reductions=True, weights='texel')"
+AGENT = "champion(time={time}, endgame='25', manage=True, quiescence=0, reductions=True, weights='texel')"
 
 
 def main() -> None:
