@@ -49,6 +49,13 @@ def _can_capture(game: Game) -> bool:
     return any(game.step(a)[1] > 0 for a in game.legal_actions)
 
 
+def assert_plain_search(found, game: Game, depth: int) -> None:
+    """``found`` has the value and the best actions of the plain search of ``game`` to ``depth`` plies."""
+    values = {a: -plain_minimax(game.step(a)[0], depth - 1) for a in game.legal_actions}
+    assert found.value == max(values.values()), repr(game)
+    assert set(found.best_actions) == {a for a, v in values.items() if v == found.value}, repr(game)
+
+
 def positions(count: int, seed: int):
     """Live standard positions after fewer than 60 random plies."""
     return random_positions(6, 4, count, seed, plies=60)
@@ -116,9 +123,7 @@ def test_killer_moves_only_reorder_the_plain_search(depth):
     killers = AlphaBeta(Rules(), evaluation=EVALUATION, killers=True)  # one table, kept
     for game in positions(6, seed=40 + depth):
         found = killers.search(game, depth)
-        values = {a: -plain_minimax(game.step(a)[0], depth - 1) for a in game.legal_actions}
-        assert found.value == max(values.values()), repr(game)
-        assert set(found.best_actions) == {a for a, v in values.items() if v == found.value}, repr(game)
+        assert_plain_search(found, game, depth)
 
 
 def test_killer_moves_change_the_nodes_searched_and_are_forgotten_between_searches():
@@ -145,9 +150,7 @@ def test_iid_and_mtdf_keep_the_values_and_best_actions_of_the_plain_search(optio
     searcher = AlphaBeta(Rules(), evaluation=EVALUATION, **options)
     for game in positions(5, seed=60 + depth):
         found = searcher.search(game, depth)
-        values = {a: -plain_minimax(game.step(a)[0], depth - 1) for a in game.legal_actions}
-        assert found.value == max(values.values()), repr(game)
-        assert set(found.best_actions) == {a for a, v in values.items() if v == found.value}, repr(game)
+        assert_plain_search(found, game, depth)
 
 
 def test_iid_and_mtdf_solve_as_the_plain_search_and_change_the_nodes():
