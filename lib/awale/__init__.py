@@ -17,7 +17,8 @@ __all__ = ["Game", "Rules", "IllegalActionError", "InvalidPositionError", "Playo
 __version__ = "0.1.0"
 
 #: The opponent of ``python -m awale play`` and of the play board (:mod:`awale.session`), by its spec: the
-#: champion with every idea the ledger of ideas kept (``data/strength/ledger.csv``, chapter 9), half a second a searched move on average.
+#: champion with every idea the ledger of ideas kept (``data/strength/ledger.csv``, chapter 9), half a second
+#: a searched move on average.
 DEFAULT_AGENT = "champion(manage=True, quiescence=0, reductions=True, weights='texel')"
 
 _HOMES = {name: "game" for name in __all__ if name != "Rules"}
