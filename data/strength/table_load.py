@@ -11,6 +11,7 @@ table cannot change a move.  Writes one row per searched move to ``--out`` and p
 import argparse
 import csv
 import os
+import statistics
 
 from awale import Game
 from awale.agents import parse
@@ -56,11 +57,11 @@ def main() -> None:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()
         writer.writerows(rows)
-    written = sorted(r["written"] for r in rows)
+    written = [r["written"] for r in rows]
     size = rows[0]["size"]
     print(f"{spec}: {len(rows)} searched moves of {len(openings)} games; slots written by a search: "
-          f"median {written[len(written) // 2]:,}, most {written[-1]:,} of {size:,} "
-          f"({written[-1] / size:.1%}); positions visited: most {max(r['nodes'] for r in rows):,}; -> {out}")
+          f"median {statistics.median(written):,.1f}, most {max(written):,} of {size:,} "
+          f"({max(written) / size:.1%}); positions visited: most {max(r['nodes'] for r in rows):,}; -> {out}")
 
 
 if __name__ == "__main__":
