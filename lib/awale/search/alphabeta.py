@@ -116,8 +116,9 @@ from ..engine import DRAW, ONGOING, advance, game_arrays
 from ..rules import Rules, as_rules
 
 __all__ = [
-    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult",
-    "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values", "Workspace", "Line",
+    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
+    "AlphaBeta", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
+    "Workspace", "Line",
 ]
 
 #: Half the width, in points, of the aspiration window of a search with ``pvs`` (around the value of the
@@ -136,6 +137,12 @@ MAX_QUIESCENCE = 32
 #: The longest line searched.  Each ply of a line takes a few kilobytes of the
 #: thread's stack; 1000 plies keep well inside the usual 8 MB.
 MAX_DEPTH = 1000
+
+#: The transposition table's default size: ``2**TABLE_BITS`` entries (20 bytes each: 20 MB).
+TABLE_BITS = 20
+
+#: The largest table: ``2**MAX_TABLE_BITS`` entries (20 GB).
+MAX_TABLE_BITS = 30
 
 #: The largest node budget of :meth:`AlphaBeta.search` (about a day's search at 10 million nodes a second).
 MAX_NODES = 10**12
@@ -702,7 +709,7 @@ class AlphaBeta:
     def __init__(
         self,
         rules: Rules,
-        table_bits: int = 20,
+        table_bits: int = TABLE_BITS,
         endgame: Optional[EndgameDatabase] = None,
         evaluation: Optional[Evaluation] = None,
         quiescence: int = 0,
@@ -713,8 +720,8 @@ class AlphaBeta:
         mtdf: bool = False,
     ) -> None:
         rules = as_rules(rules, default=False)
-        if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
-            raise ValueError(f"table_bits must be an integer from 1 to 30, got {table_bits!r}")
+        if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= MAX_TABLE_BITS:
+            raise ValueError(f"table_bits must be an integer from 1 to {MAX_TABLE_BITS}, got {table_bits!r}")
         n, total = rules.pits_per_side, rules.total_seeds
         if total >= WIN:
             raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
