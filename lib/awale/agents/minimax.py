@@ -77,8 +77,10 @@ class Minimax(Agent):
             first there; the same values at a fixed depth without
             ``reductions``; False (the default).
         iid: internal iterative deepening (:mod:`awale.search.alphabeta`):
-            a position without a move from the table is first searched two
-            plies less deep for the move to try first; False (the default).
+            below the root, a position searched at least four plies deep
+            with a window wider than the null one and without a move from
+            the table is first searched two plies less deep for the move to
+            try first; False (the default).
         mtdf: MTD(f) (:mod:`awale.search.alphabeta`): each iteration's
             value by null-window searches from the last one's; not with
             ``pvs``; False (the default).
