@@ -214,6 +214,21 @@ def test_table_load_counts_the_slots_each_search_writes():
     assert agent.alphabeta.searcher.table_load().current > 0 and agent.alphabeta.last_search.depth == 3
 
 
+def test_the_table_size_is_a_parameter_whose_default_leaves_the_spec_alone():
+    assert str(parse("champion(time=0.1, table=20)")) == "champion(time=0.1)"
+    assert str(parse("minimax(depth=3, table=20)")) == "minimax(depth=3)"
+    for spec in ("champion(depth=2, book=False, table=12)", "minimax(depth=2, table=12)"):
+        agent = parse(spec)
+        assert str(agent) == spec
+        agent.reset()
+        agent.act(Game())
+        searcher = agent.alphabeta.searcher if hasattr(agent, "alphabeta") else agent.searcher
+        assert searcher.table_load().size == 4096
+    for spec in ("champion(table=9)", "minimax(table=31)", "champion(table=2.5)"):
+        with pytest.raises(ValueError, match="table"):
+            parse(spec)
+
+
 @pytest.mark.parametrize("n, s, expected", [(2, 1, 1002), (2, 2, 1005), (3, 1, 0), (3, 2, 1008), (2, 3, 0)])
 def test_initial_values_of_small_boards(n, s, expected):
     """The exact values found by the search (the signs of (2, 1) and (2, 2) are OpenSpiel's too)."""

@@ -38,7 +38,7 @@ from typing import Any, Optional, Union
 from .. import book as _book
 from ..evaluation import WEIGHTS
 from ..game import Game
-from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
+from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import endgame_param
 from .minimax import Minimax
@@ -131,6 +131,8 @@ class Champion(Agent):
         iid: internal iterative deepening (:mod:`awale.search.alphabeta`); default False.
         mtdf: MTD(f) instead of one open-window search per iteration (:mod:`awale.search.alphabeta`); not with
             ``pvs``; default False.
+        table: the transposition table holds ``2**table`` entries of 20 bytes (default
+            :data:`~awale.search.alphabeta.TABLE_BITS`: 20 MB).
         weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
             database) or ``"texel"`` (fitted on every stored game between searches; :data:`awale.evaluation.WEIGHTS`).
     """
@@ -156,6 +158,8 @@ class Champion(Agent):
         Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
         Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
         Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
+        Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
+              doc="the transposition table holds 2**table entries of 20 bytes"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
               doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
                   "or on every game between searches ('texel')"),
@@ -185,7 +189,8 @@ class Champion(Agent):
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
-            reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, weights=self.weights,
+            reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, table=self.table,
+            weights=self.weights,
         )
 
     @property

@@ -13,7 +13,9 @@ import numpy as np
 
 from ..evaluation import FEATURES, WEIGHTS, Evaluation, load_evaluation
 from ..game import Game
-from ..search.alphabeta import EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, AlphaBeta, SearchResult
+from ..search.alphabeta import (
+    EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, SearchResult,
+)
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
 from .timing import TimeManager
@@ -75,11 +77,15 @@ class Minimax(Agent):
             first there; the same values at a fixed depth without
             ``reductions``; False (the default).
         iid: internal iterative deepening (:mod:`awale.search.alphabeta`):
-            a position without a move from the table is first searched two
-            plies less deep for the move to try first; False (the default).
+            below the root, a position searched at least four plies deep
+            with a window wider than the null one and without a move from
+            the table is first searched two plies less deep for the move to
+            try first; False (the default).
         mtdf: MTD(f) (:mod:`awale.search.alphabeta`): each iteration's
             value by null-window searches from the last one's; not with
             ``pvs``; False (the default).
+        table: the transposition table holds ``2**table`` entries of 20
+            bytes (default :data:`~awale.search.alphabeta.TABLE_BITS`, 20 MB).
     """
 
     name = "minimax"
@@ -102,6 +108,8 @@ class Minimax(Agent):
         Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
         Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
         Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
+        Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
+              doc="the transposition table holds 2**table entries of 20 bytes"),
         Param("weights", str, "games", choices=tuple(WEIGHTS),
               doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
                   "or on every game between searches ('texel')"),
@@ -166,7 +174,7 @@ class Minimax(Agent):
             evaluation = self._evaluation()
             self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
                                        pvs=self.pvs, reductions=self.reductions, killers=self.killers,
-                                       iid=self.iid, mtdf=self.mtdf)
+                                       iid=self.iid, mtdf=self.mtdf, table_bits=self.table)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
         else:

@@ -87,15 +87,17 @@ start of each search.
 
 With ``iid=True`` (internal iterative deepening), a position below the root searched at least four plies deep
 with a window wider than the null window, for which the table has no move, is first searched two plies less
-deep; its best move there is searched first at the full depth.  The values are those of the plain search; only
-the order, and so the positions visited, change.
+deep (without capture extensions); its best move there is searched first at the full depth.  Without
+``reductions`` and quiescence the values are those of the plain search; only the order, and so the positions
+visited, change.
 
 With ``mtdf=True`` (MTD(f) of Plaat, Schaeffer, Pijls & de Bruin, 1995), each iteration of iterative
 deepening after the first finds the root's value by null-window searches alone, starting from the previous
 iteration's value: each asks whether the value is below a bound, and the fail-soft answer moves the bound,
 until an upper and a lower bound meet.  The transposition table keeps the work of each pass for the next.
 The root's actions of that value (the ties) are then found by one more search with the window just
-around it.  The values are those of the plain search.
+around it.  Without ``reductions`` and quiescence, whose searches depend on the window, the values are those
+of the plain search.
 """
 
 from __future__ import annotations
@@ -116,8 +118,9 @@ from ..engine import DRAW, ONGOING, advance, game_arrays
 from ..rules import Rules, as_rules
 
 __all__ = [
-    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "AlphaBeta", "SearchResult",
-    "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values", "Workspace", "Line",
+    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
+    "AlphaBeta", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
+    "Workspace", "Line",
 ]
 
 #: Half the width, in points, of the aspiration window of a search with ``pvs`` (around the value of the
@@ -136,6 +139,12 @@ MAX_QUIESCENCE = 32
 #: The longest line searched.  Each ply of a line takes a few kilobytes of the
 #: thread's stack; 1000 plies keep well inside the usual 8 MB.
 MAX_DEPTH = 1000
+
+#: The transposition table's default size: ``2**TABLE_BITS`` entries (20 bytes each: 20 MB).
+TABLE_BITS = 20
+
+#: The largest table: ``2**MAX_TABLE_BITS`` entries (20 GB).
+MAX_TABLE_BITS = 30
 
 #: The largest node budget of :meth:`AlphaBeta.search` (about a day's search at 10 million nodes a second).
 MAX_NODES = 10**12
@@ -156,8 +165,9 @@ _EXACT, _LOWER, _UPPER, _COMPLETE = 0, 1, 2, 4
 # Children of a position searched before the first that ``reductions`` may search less deep.
 _LATE = 2
 
-# Internal iterative deepening: a position searched at least _IID_DEPTH plies deep with the open window and
-# no move from the table is first searched _IID_REDUCTION plies less deep, for the move to search first.
+# Internal iterative deepening: a position searched at least _IID_DEPTH plies deep with a window wider than the
+# null window and no move from the table is first searched _IID_REDUCTION plies less deep (without quiescence),
+# for the move to search first.
 _IID_DEPTH, _IID_REDUCTION = 4, 2
 
 # Columns of the per-child information.
@@ -489,7 +499,7 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
     if ctl[_IID] != 0 and tt_move < 0 and not root and _IID_DEPTH <= depth < _INFINITE and beta - alpha > 1:
         passing = depth - _IID_REDUCTION
     while True:
-        horizon = ctl[_HORIZON]
+        horizon = ctl[_HORIZON]  # depth limits met below this position in this pass (not in a shallower one)
         alpha = floor
         _expand(state, moves, count, line, tt_move, ws)
         child_depth = passing - 1 if passing < _INFINITE else passing
@@ -509,7 +519,10 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
             else:
                 # Quiescence: at the depth limit, an exchange of captures is searched on (up to the reach).
                 # One recursive call site only: numba's cache loads a kernel with two of them wrongly.
-                extend = child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH] and _can_capture(child, ws)
+                extend = (
+                    passing == depth and child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH]
+                    and _can_capture(child, ws)
+                )
                 if not extend and _is_leaf(child_count, child_depth, ctl):
                     ctl[_NODES] += 1
                     value = -_leaf_score(child, size, ws)
@@ -555,6 +568,7 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
             break
         tt_move = best_move  # the shallower search's best move is searched first at the full depth
         passing = depth
+        ctl[_HORIZON] = horizon  # the shallower pass's depth limits do not make this search depth-limited
 
     flags = _UPPER if best <= floor else _LOWER if best >= beta else _EXACT
     if ctl[_HORIZON] == horizon:
@@ -702,7 +716,7 @@ class AlphaBeta:
     def __init__(
         self,
         rules: Rules,
-        table_bits: int = 20,
+        table_bits: int = TABLE_BITS,
         endgame: Optional[EndgameDatabase] = None,
         evaluation: Optional[Evaluation] = None,
         quiescence: int = 0,
@@ -713,8 +727,8 @@ class AlphaBeta:
         mtdf: bool = False,
     ) -> None:
         rules = as_rules(rules, default=False)
-        if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= 30:
-            raise ValueError(f"table_bits must be an integer from 1 to 30, got {table_bits!r}")
+        if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= MAX_TABLE_BITS:
+            raise ValueError(f"table_bits must be an integer from 1 to {MAX_TABLE_BITS}, got {table_bits!r}")
         n, total = rules.pits_per_side, rules.total_seeds
         if total >= WIN:
             raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
