@@ -36,12 +36,11 @@ from pathlib import Path
 from typing import Any, Optional, Union
 
 from .. import book as _book
-from ..evaluation import WEIGHTS
 from ..game import Game
-from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS
+from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import endgame_param
-from .minimax import Minimax
+from .minimax import SEARCH_PARAMS, Minimax, check_search_params
 
 __all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book"]
 
@@ -153,16 +152,7 @@ class Champion(Agent):
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         Param("quiescence", int, QUIESCENCE, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions at the depth limit"),
-        Param("pvs", bool, False, doc="principal variation search with aspiration windows"),
-        Param("reductions", bool, False, doc="late-move reductions"),
-        Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
-        Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
-        Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
-        Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
-              doc="the transposition table holds 2**table entries of 20 bytes"),
-        Param("weights", str, "games", choices=tuple(WEIGHTS),
-              doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
-                  "or on every game between searches ('texel')"),
+        *SEARCH_PARAMS,
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -176,8 +166,7 @@ class Champion(Agent):
             raise ValueError(f"champion: give one of time, depth or nodes, got {' and '.join(given) or 'none'}")
         if self.manage and self.time is None:
             raise ValueError("champion: manage divides a time among the moves; give a time, not depth or nodes")
-        if self.pvs and self.mtdf:
-            raise ValueError("champion: pvs and mtdf are two ways of narrowing the window; give one of them")
+        check_search_params(self)
 
     @property
     def spec(self) -> str:

@@ -22,6 +22,27 @@ from .timing import TimeManager
 
 __all__ = ["Minimax"]
 
+#: The search's refinements and evaluation weights, the last parameters of both
+#: ``minimax`` and ``champion`` (in this order, which their canonical specs keep).
+SEARCH_PARAMS = (
+    Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
+    Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
+    Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
+    Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
+    Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
+    Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
+          doc="the transposition table holds 2**table entries of 20 bytes"),
+    Param("weights", str, "games", choices=tuple(WEIGHTS),
+          doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
+              "or on every game between searches ('texel')"),
+)
+
+
+def check_search_params(agent: Agent) -> None:
+    """Refuse the :data:`SEARCH_PARAMS` of ``agent`` that cannot go together."""
+    if agent.pvs and agent.mtdf:
+        raise ValueError(f"{agent.name}: pvs and mtdf are two ways of narrowing the window; give one of them")
+
 
 @register
 class Minimax(Agent):
@@ -103,16 +124,7 @@ class Minimax(Agent):
               doc="plies of capture extensions beyond the depth limit (0: none)"),
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
-        Param("pvs", bool, False, doc="principal variation search with aspiration windows (same values, fewer nodes)"),
-        Param("reductions", bool, False, doc="late-move reductions (other values at a fixed depth, fewer nodes)"),
-        Param("killers", bool, False, doc="killer moves: quiet moves that cut off a search tried first at their ply"),
-        Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
-        Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
-        Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
-              doc="the transposition table holds 2**table entries of 20 bytes"),
-        Param("weights", str, "games", choices=tuple(WEIGHTS),
-              doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
-                  "or on every game between searches ('texel')"),
+        *SEARCH_PARAMS,
     )
 
     def __init__(self, **kwargs: Any) -> None:
@@ -124,8 +136,7 @@ class Minimax(Agent):
     def validate(self) -> None:
         if self.manage and (self.time is None or self.nodes is not None):
             raise ValueError(f"{self.name}: manage divides a time among the moves; give a time (and no nodes)")
-        if self.pvs and self.mtdf:
-            raise ValueError(f"{self.name}: pvs and mtdf are two ways of narrowing the window; give one of them")
+        check_search_params(self)
         if self.weights != "games" and not self.evaluation:
             raise ValueError(f"{self.name}: weights are the evaluation's; give evaluation=True with them")
 

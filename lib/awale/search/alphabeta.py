@@ -877,14 +877,10 @@ class AlphaBeta:
     def _mtdf(self, game: Game, depth: int, guess: int, budget: int) -> Tuple[int, np.ndarray, int, bool]:
         """One iteration by MTD(f) from ``guess``: :meth:`_run`'s answer, within ``budget`` positions."""
         start = int(self._ctl[_NODES])
-
-        def left() -> int:
-            return max(1, budget - (int(self._ctl[_NODES]) - start))
-
         lower, upper, value = -_BIG, _BIG, guess
         while lower < upper:  # null-window searches close in on the value from both sides
             beta = max(value, lower + 1)
-            value, _, status, _ = self._run(game, depth, False, left(), (beta - 1, beta))
+            value, _, status, _ = self._run(game, depth, False, self._left(budget, start), (beta - 1, beta))
             if status != _RUNNING:
                 return value, np.zeros(0, dtype=np.int64), status, False
             if value < beta:
@@ -892,10 +888,14 @@ class AlphaBeta:
             else:
                 lower = value
         # The actions of that value: each searched with the window just around it (the table answers the rest).
-        found = self._run(game, depth, True, left(), (value - 1, value + 1))
+        found = self._run(game, depth, True, self._left(budget, start), (value - 1, value + 1))
         if found[2] == _RUNNING and found[0] != value:  # the table's bounds disagreed: the open window decides
-            found = self._run(game, depth, True, left())
+            found = self._run(game, depth, True, self._left(budget, start))
         return found
+
+    def _left(self, budget: int, since: int) -> int:
+        """What is left of ``budget`` positions (at least one) once the node count has passed ``since``."""
+        return max(1, budget - (int(self._ctl[_NODES]) - since))
 
     def _check(self, game: Game) -> None:
         if not isinstance(game, Game):
@@ -1016,7 +1016,7 @@ class AlphaBeta:
                 window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
                 value, values, status, exact = self._run(game, iteration, True, budget, window)
                 if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
-                    budget = max(1, budget - (int(self._ctl[_NODES]) - before))
+                    budget = self._left(budget, before)
                     value, values, status, exact = self._run(game, iteration, True, budget)
             elif self.mtdf and found is not None:
                 value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
