@@ -83,6 +83,18 @@ def test_a_stopped_build_resumes_from_its_last_finished_layer(tmp_path):
     assert eg.load(str(path), verify=True).checksum == eg.build(SMALL, 8).checksum
 
 
+def test_the_progress_moves_on_while_a_layer_counts_its_moves(tmp_path, monkeypatch):
+    monkeypatch.setattr(eg, "_MOVES_REPORTED", 64)  # small layers report as the deep ones do
+    reports = []
+    built = eg.build_file(str(tmp_path / "e.db"), SMALL, 8, lambda *report: reports.append(report))
+    counting = [done for at, done, message in reports if at == 8 and "counting moves" in message]
+    size = int(built._offsets[9] - built._offsets[8])
+    step = max(64, size // 50)
+    assert len(counting) == -(-size // step) > 1 and all(a < b for a, b in zip(counting, counting[1:]))
+    assert counting[-1] - counting[0] == (len(counting) - 1) * step // 2  # half a layer's work is its moves
+    assert built.checksum == eg.build(SMALL, 8).checksum  # counted in pieces, the same values
+
+
 def test_a_damaged_layer_is_solved_again_on_resume(tmp_path):
     path = tmp_path / "e.db"
     with pytest.raises(_Stop):

@@ -464,12 +464,12 @@ def _count_moves_chunk(seeds, low, high, work):
 
 
 @jit(inline=False, parallel=True)
-def _count_moves(seeds, work):
-    """Each position's best capture (``exits``) and its number of quiet moves (``counts``), on all threads."""
-    total = work.layer.shape[0]
+def _count_moves(seeds, low, high, work):
+    """Each position's best capture (``exits``) and its number of quiet moves (``counts``), for the positions
+    ``low..high-1``, on all threads."""
     chunk = 4096
-    for c in prange((total + chunk - 1) // chunk):
-        _count_moves_chunk(seeds, c * chunk, min(total, (c + 1) * chunk), work)
+    for c in prange((high - low + chunk - 1) // chunk):
+        _count_moves_chunk(seeds, low + c * chunk, min(high, low + (c + 1) * chunk), work)
 
 
 @jit
@@ -572,6 +572,10 @@ class Deepest(NamedTuple):
     positions: int
 
 
+#: The fewest positions whose moves are counted between two progress reports.
+_MOVES_REPORTED = 1 << 20
+
+
 def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, layer: np.ndarray,
                  meter: "_Meter") -> Optional[Deepest]:
     """Solve layer ``seeds`` into ``layer`` from ``lower`` (the layers below) by counts; return its slowest
@@ -582,8 +586,10 @@ def _count_layer(database: "EndgameDatabase", seeds: int, lower: np.ndarray, lay
                    np.empty(size, dtype=np.int8), np.empty(size, dtype=_queue_type(size)),
                    np.zeros(1, dtype=np.int64))
     layer[:] = 0
-    meter.show(seeds, 0, f"{size:,} positions with {seeds} seeds: counting moves")
-    _count_moves(seeds, work)
+    step = max(_MOVES_REPORTED, size // 50)  # the moves of a deep layer take minutes: a report every fiftieth
+    for low in range(0, size, step):
+        meter.show(seeds, low // 2, f"{size:,} positions with {seeds} seeds: counting moves")
+        _count_moves(seeds, low, min(size, low + step), work)
     meter.show(seeds, size // 2, f"{size:,} positions with {seeds} seeds: moves counted")
     deepest = None
     for margin in range(seeds, 0, -1):
