@@ -4,7 +4,7 @@ Positions come from seeded random games (0 to 40 plies in).  αβ searches each
 to depth 10 with a fresh table: positions visited per second, and positions
 visited in all (quiescence visits more; principal variation search and
 late-move reductions fewer; killer moves reorder the quiet moves; internal iterative deepening and MTD(f)
-change the order and the windows).  UCT runs 5,000 iterations from each:
+change the order and the windows; the weights with the kroos' timing compute two features more).  UCT runs 5,000 iterations from each:
 iterations per second with evaluated leaves (no playout, and a 4-ply playout
 then the evaluation) against random playouts to the end.  Strength at equal
 time is measured by ``benchmarks/champion.py`` and the experiments.
@@ -18,7 +18,7 @@ from typing import Callable, List, Tuple
 import numpy as np
 
 from awale import Game
-from awale.evaluation import load_evaluation
+from awale.evaluation import WEIGHTS, load_evaluation
 from awale.rules import seed_rng
 from awale.search.alphabeta import AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
@@ -71,6 +71,7 @@ def _uct(games: List[Game], config: SearchConfig) -> float:
 def run() -> List[str]:
     games = _positions()
     evaluation = load_evaluation()
+    texel, kroo = load_evaluation(WEIGHTS["texel"]), load_evaluation(WEIGHTS["kroo"])
     weights = tuple(evaluation.weights)
     lines = [f"# αβ to depth {DEPTH} and UCT ({ITERATIONS:,} iterations) on {POSITIONS} positions"]
     plain_rate, plain_nodes = _alphabeta(games)
@@ -89,7 +90,9 @@ def run() -> List[str]:
                            ("αβ, evaluation + reductions + IID",
                             dict(evaluation=evaluation, reductions=True, iid=True)),
                            ("αβ, evaluation + reductions + MTD(f)",
-                            dict(evaluation=evaluation, reductions=True, mtdf=True))):
+                            dict(evaluation=evaluation, reductions=True, mtdf=True)),
+                           ("αβ, Texel weights + reductions", dict(evaluation=texel, reductions=True)),
+                           ("αβ, kroo weights + reductions", dict(evaluation=kroo, reductions=True))):
         rate, nodes = _alphabeta(games, **options)
         lines.append(f"  {label:<33} {rate:>12,.0f} positions/s  {nodes:>10,} positions"
                      f"  ({rate / plain_rate:.2f}x the rate, {nodes / plain_nodes:.2f}x the positions)")

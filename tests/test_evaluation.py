@@ -10,8 +10,11 @@ import pytest
 
 from awale import Game
 from awale.agents import parse
-from awale.evaluation import FEATURES, WEIGHTS_PATH, Evaluation, features, load_evaluation
-from awale.rules import Rules
+from awale.evaluation import (
+    ALL_FEATURES, FEATURES, KROO_WINDOW, TIMING_FEATURES, WEIGHTS, WEIGHTS_PATH, Evaluation, features, load_evaluation,
+)
+from awale.rules import Rules, sow
+from awale.search.mcts import SearchConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -49,6 +52,74 @@ def test_big_piles_and_the_threat_against_the_mover():
     assert f["big_piles"] == 0 - 1
     assert f["vulnerable"] == 1 - 1
     assert f["capture_now"] <= -3
+
+
+def timing(game):
+    return dict(zip(ALL_FEATURES, features(game._state[None, :], game.rules, timing=True)[0]))
+
+
+def test_the_kroos_timing_on_known_piles():
+    # South to move. Pit 0 holds 11: its last seed lands in North's last pit (ripe). Pit 5 holds 11: the last
+    # lands in South's pit 4, one more seed and the 12 lap into North's first pit (soon). North's pit 6 holds
+    # 12: it laps back into pit 7, North's own row; 4 more seeds end in South's row, beyond the window of 3.
+    game = Game.from_position([11, 0, 0, 0, 0, 11, 12, 1, 0, 0, 0, 0], captures=(1, 0))
+    f = timing(game)
+    assert KROO_WINDOW == 3
+    assert (f["kroo_ripe"], f["kroo_soon"]) == (1 - 0, 1 - 0)
+    assert {name: f[name] for name in FEATURES} == by_name(game)  # the nine are the same with or without
+    # The same board, North to move: the features are North's own minus South's.
+    g = timing(Game.from_position([11, 0, 0, 0, 0, 11, 12, 1, 0, 0, 0, 0], captures=(1, 0), current_player=1))
+    assert (g["kroo_ripe"], g["kroo_soon"]) == (-1, -1)
+
+
+def _last_pit(pits, origin, seeds):
+    board = np.array(pits, dtype=np.int64)
+    board[origin] = seeds
+    return sow(board, origin, len(board))
+
+
+def test_the_kroos_timing_agrees_with_sowing():
+    """Counted again by sowing each pile with 0 to KROO_WINDOW seeds more (seeded random boards)."""
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(300):
+        pits = rng.integers(0, 4, size=12)
+        pits[rng.integers(0, 12, size=2)] = rng.integers(9, 30, size=2)
+        if pits.sum() > 48:
+            continue
+        taken = 48 - int(pits.sum())
+        game = Game.from_position(pits.tolist(), captures=(taken // 2, taken - taken // 2),
+                                  current_player=int(rng.integers(2)))
+        expected = {"kroo_ripe": 0, "kroo_soon": 0}
+        for side in (0, 1):
+            sign = 1 if side == game.current_player else -1
+            for origin in range(6 * side, 6 * side + 6):
+                if pits[origin] < 11:
+                    continue
+                lands = [6 * (1 - side) <= _last_pit(pits, origin, pits[origin] + extra) < 6 * (2 - side)
+                         for extra in range(KROO_WINDOW + 1)]
+                if lands[0]:
+                    expected["kroo_ripe"] += sign
+                elif any(lands):
+                    expected["kroo_soon"] += sign
+        assert {name: timing(game)[name] for name in TIMING_FEATURES} == expected
+        checked += expected != {"kroo_ripe": 0, "kroo_soon": 0}
+    assert checked > 50
+
+
+def test_weights_with_the_kroos_timing():
+    kroo = load_evaluation(WEIGHTS["kroo"])
+    assert kroo.features == ALL_FEATURES and set(kroo.as_dict()) == set(ALL_FEATURES)
+    game = Game.from_position([11, 0, 0, 0, 0, 11, 12, 1, 0, 0, 0, 0], captures=(1, 0))
+    row = features(game._state[None, :], timing=True)[0]
+    assert kroo.logit(game) == pytest.approx(float(row @ kroo.weights))
+    nine = Evaluation(kroo.weights[: len(FEATURES)])
+    assert nine.features == FEATURES
+    assert kroo.logit(game) - nine.logit(game) == pytest.approx(float(row[9:] @ kroo.weights[9:]))
+    with pytest.raises(ValueError, match="needs 9 finite weights"):
+        SearchConfig(evaluation=tuple(kroo.weights))  # the kernels of MCTS read the nine only
+    with pytest.raises(ValueError, match="needs 9 or 11 finite weights"):
+        Evaluation(list(kroo.weights) + [0.0])
 
 
 def _mirror(game):
@@ -92,13 +163,16 @@ def test_committed_weights_load_and_judge_a_lead():
 
 
 def test_bad_weights_and_positions_are_refused(tmp_path):
-    with pytest.raises(ValueError, match="9 finite weights"):
+    with pytest.raises(ValueError, match="9 or 11 finite weights"):
         Evaluation([1.0, 2.0])
     with pytest.raises(ValueError, match="finite"):
         Evaluation([float("nan")] * len(FEATURES))
     bad = tmp_path / "weights.json"
     bad.write_text(json.dumps({"features": ["captures"], "weights": [1.0]}))
     with pytest.raises(ValueError, match="expected"):
+        load_evaluation(bad)
+    bad.write_text(json.dumps({"features": list(ALL_FEATURES), "weights": [1.0] * len(FEATURES)}))
+    with pytest.raises(ValueError, match="9 weights for 11 features"):
         load_evaluation(bad)
     with pytest.raises(ValueError, match="cannot read"):
         load_evaluation(tmp_path / "missing.json")
@@ -114,7 +188,8 @@ def test_the_committed_weights_are_what_the_fit_gives():
     """Refit on the committed games: the weights in the library are reproduced to 1e-6."""
     weights = json.loads(WEIGHTS_PATH.read_text())
     assert weights["features"] == list(FEATURES)
-    for texel in ([], ["--texel"]):  # the game-fitted weights, and those fitted on every game between searches
+    # the game-fitted weights, those fitted on every game between searches, and so with the kroos' timing
+    for texel in ([], ["--texel"], ["--texel", "--timing"]):
         run = subprocess.run(
             [sys.executable, os.path.join(ROOT, "data", "evaluation", "fit.py"), "--check", *texel],
             capture_output=True, text=True,

@@ -203,12 +203,15 @@ def test_evaluated_leaves_stay_below_won_games():
 
 
 def test_exact_values_do_not_depend_on_the_evaluation():
+    from awale.evaluation import WEIGHTS
+
     rules = Rules(pits_per_side=3, seeds_per_pit=2)
     plain = AlphaBeta(rules)
-    for quiescence in (0, 3):
-        evaluated = AlphaBeta(rules, evaluation=EVALUATION, quiescence=quiescence)
-        game = Game(rules=rules)
-        assert evaluated.solve(game) == plain.solve(game)
+    for evaluation in (EVALUATION, load_evaluation(WEIGHTS["kroo"])):  # nine features, and eleven
+        for quiescence in (0, 3):
+            evaluated = AlphaBeta(rules, evaluation=evaluation, quiescence=quiescence)
+            game = Game(rules=rules)
+            assert evaluated.solve(game) == plain.solve(game)
 
 
 def test_agent_options_and_bad_values():
@@ -221,6 +224,9 @@ def test_agent_options_and_bad_values():
     assert str(parse("champion(time=0.1, reductions=True)")) == "champion(time=0.1, reductions=True)"
     assert str(parse("minimax(time=0.1, reductions=False)")) == "minimax(time=0.1)"
     assert str(parse("champion(time=0.1, weights='perfect')")) == "champion(time=0.1, weights='perfect')"
+    kroo = parse("minimax(depth=3, evaluation=True, weights='kroo', seed=2)")
+    assert str(kroo) == "minimax(depth=3, seed=2, evaluation=True, weights='kroo')"
+    assert play(kroo, parse("greedy"), seed=1).plies > 0
     assert str(parse("minimax(depth=3, evaluation=True, weights='games')")) == "minimax(depth=3, evaluation=True)"
     with pytest.raises(ValueError, match="give evaluation=True"):
         parse("minimax(depth=3, weights='perfect')")

@@ -29,6 +29,14 @@ the games stored by ``TEXEL_UNTIL`` (so that later games leave the fit as it is)
 * ``texel.json`` beside this script: held-out log-loss and accuracy of those
   weights and of the committed game-fitted weights on the same held-out games
   (some of which the game-fitted weights were fitted on: the comparison favours them).
+
+With ``--texel --timing`` the same positions are fitted with the kroos' timing
+(``awale.evaluation.TIMING_FEATURES``) after the nine features, into
+``lib/awale/evaluation-kroo.json`` (``champion(weights='kroo')``) and
+``kroo.json``, which compares them with the committed Texel weights on the same
+held-out games.  (Which piles count as kroos, 11 seeds or 12, and the window of
+``kroo_soon``, 1 to 6 seeds, were chosen among ten variants by this held-out
+log-loss.)
 """
 
 import argparse
@@ -43,7 +51,7 @@ import numpy as np
 import pandas as pd
 
 from awale import Game
-from awale.evaluation import FEATURES, WEIGHTS, WEIGHTS_PATH, features
+from awale.evaluation import ALL_FEATURES, FEATURES, WEIGHTS, WEIGHTS_PATH, features
 from awale.experiments import load
 from awale.experiments.store import decode_moves, rules_from_text
 
@@ -57,6 +65,7 @@ EXPERIMENTS = (
 SEARCHES = ("uct", "mcts", "flat", "minimax", "openspiel")
 TEXEL_SEARCHES = SEARCHES + ("champion",)
 TEXEL_PATH = WEIGHTS["texel"]
+KROO_PATH = WEIGHTS["kroo"]
 TEXEL_UNTIL = "2026-11-26T17:00:00Z"  # the games stored by then: later games do not move the weights
 HELD_OUT = 0.2
 SEED = 2026
@@ -127,7 +136,11 @@ def main():
     parser.add_argument("--check", action="store_true", help="refit and compare with the committed weights")
     parser.add_argument("--texel", action="store_true",
                         help="fit on every stored game between searches (evaluation-texel.json, texel.json)")
+    parser.add_argument("--timing", action="store_true",
+                        help="with --texel: with the kroos' timing too (evaluation-kroo.json, kroo.json)")
     args = parser.parse_args()
+    if args.timing and not args.texel:
+        parser.error("--timing goes with --texel")
     if args.texel:
         return texel(args)
     start = time.time()
@@ -175,40 +188,44 @@ def check(path, final):
 
 def write(path, summary_name, final, meta, report, start):
     """Write the weights into ``path`` and the report of the models into ``summary_name`` beside this script."""
-    path.write_text(json.dumps({"features": list(FEATURES), "weights": final, "meta": meta}, indent=1) + "\n")
+    names = ALL_FEATURES[: len(final)]
+    path.write_text(json.dumps({"features": list(names), "weights": final, "meta": meta}, indent=1) + "\n")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
     summary = {"games": meta["games"], "positions": meta["positions"], "held_out_games": meta["held_out_games"],
                "commit": commit, "seconds": round(time.time() - start, 1), "models": report,
-               "weights": dict(zip(FEATURES, final))}
+               "weights": dict(zip(names, final))}
     with open(os.path.join(HERE, summary_name), "w") as f:
         json.dump(summary, f, indent=1)
         f.write("\n")
     for name in report:
         h = report[name]["held_out"]
         print(f"{name:<11} held-out log-loss {h['log_loss']:.4f}  accuracy {h['accuracy']:.3f}")
-    print("weights: " + ", ".join(f"{k} {v:+.3f}" for k, v in zip(FEATURES, final)))
+    print("weights: " + ", ".join(f"{k} {v:+.3f}" for k, v in zip(names, final)))
     print(f"{meta['games']:,} games, {meta['positions']:,} positions, {math.ceil(time.time() - start)} s")
 
 
 def texel(args):
-    """The fit of ``--texel``: every game between searches; compared with the committed game-fitted weights."""
+    """The fit of ``--texel``: every game between searches; compared with the committed game-fitted weights
+    (with ``--timing``: with the kroos' timing, compared with the committed Texel weights)."""
     start = time.time()
     states, y, ids, in_play, n_games = positions(args.store, texel=True)
-    x = features(states)
+    x = features(states, timing=args.timing)
     held = np.random.default_rng(SEED).random(n_games) < HELD_OUT
     test = held[ids]
     w = fit(x[~test], y[~test], PENALTY)
     final = [round(float(v), 6) for v in w]
+    path, name, baseline = (KROO_PATH, "kroo", "texel") if args.timing else (TEXEL_PATH, "texel", "games")
     if args.check:
-        check(TEXEL_PATH, final)
-    games_w = np.array(json.loads(WEIGHTS_PATH.read_text())["weights"])
+        check(path, final)
+    committed = np.array(json.loads(WEIGHTS[baseline].read_text())["weights"])
     report = {}
-    for name, weights in (("texel", w), ("games", games_w)):
+    for model, weights in ((name, w), (baseline, committed)):
+        columns = x[:, : len(weights)]
         by_phase = {}
         for low, high in PHASES:
             phase = test & (in_play >= low) & (in_play <= high)
-            by_phase[f"{low}-{high}"] = judge(x[phase], y[phase], weights)
-        report[name] = {"held_out": judge(x[test], y[test], weights), "by_seeds_in_play": by_phase}
+            by_phase[f"{low}-{high}"] = judge(columns[phase], y[phase], weights)
+        report[model] = {"held_out": judge(columns[test], y[test], weights), "by_seeds_in_play": by_phase}
     meta = {
         "store": "data/experiments.sqlite",
         "experiments": f"every game stored by {TEXEL_UNTIL} whose two sides are searches ("
@@ -216,10 +233,10 @@ def texel(args):
         "games": n_games,
         "held_out_games": int(held.sum()),
         "positions": int(len(y)),
-        "held_out": report["texel"]["held_out"],
-        "fitted_by": "data/evaluation/fit.py --texel",
+        "held_out": report[name]["held_out"],
+        "fitted_by": "data/evaluation/fit.py --texel" + (" --timing" if args.timing else ""),
     }
-    write(TEXEL_PATH, "texel.json", final, meta, report, start)
+    write(path, f"{name}.json", final, meta, report, start)
 
 
 if __name__ == "__main__":

@@ -39,6 +39,19 @@ opponent's* where it applies to both sides (:data:`FEATURES` in order):
 ``captures_share``
     the capture difference divided by the seeds still in play plus one: the
     same lead weighs more when fewer seeds are left to win back.
+
+Weights fitted with them (``"kroo"``) add two features on the timing of the
+kroos, :data:`TIMING_FEATURES`, after those nine.  A pile counts here when it
+holds ``2n - 1`` seeds or more, enough to sow every other pit, and its *last
+seed* is where its sowing would end were it played now:
+
+``kroo_ripe``
+    such piles whose last seed lands in the opponent's row, where it can
+    capture after a lap has filled the opponent's pits.
+``kroo_soon``
+    such piles whose last seed lands in the own row now but would land in the
+    opponent's after one to :data:`KROO_WINDOW` more seeds (the opponent's
+    sowings add one a lap).
 """
 
 from __future__ import annotations
@@ -57,8 +70,8 @@ from .engine import ONGOING, capture, game_arrays, legal_actions, sow
 from .rules import Rules
 
 __all__ = [
-    "FEATURES", "N_FEATURES", "Evaluation", "checked_weights", "features", "load_evaluation", "WEIGHTS_PATH", "WEIGHTS",
-    "logit", "moves_and_best_capture",
+    "FEATURES", "N_FEATURES", "TIMING_FEATURES", "ALL_FEATURES", "KROO_WINDOW", "Evaluation", "checked_weights",
+    "features", "load_evaluation", "WEIGHTS_PATH", "WEIGHTS", "logit", "moves_and_best_capture",
 ]
 
 #: The features, in the order of :func:`features` and of the weights.
@@ -74,17 +87,25 @@ FEATURES = (
     "captures_share",
 )
 N_FEATURES = len(FEATURES)
+#: The kroos' timing, the two features after :data:`FEATURES` of weights fitted with them.
+TIMING_FEATURES = ("kroo_ripe", "kroo_soon")
+#: Every feature: weights are one per feature of :data:`FEATURES` or of this, in this order.
+ALL_FEATURES = FEATURES + TIMING_FEATURES
+#: ``kroo_soon`` counts the piles whose last seed reaches the opponent's row within this many more seeds.
+KROO_WINDOW = 3
 
 #: Where the fitted weights live (written by ``data/evaluation/fit.py``).
 WEIGHTS_PATH = Path(__file__).with_name("evaluation.json")
 
 #: The weights by their source: ``"games"``, fitted on the results of stored games (:data:`WEIGHTS_PATH`),
 #: ``"perfect"``, fitted on the endgame database's values (``data/evaluation/fit_perfect.py``), and ``"texel"``,
-#: fitted as ``"games"`` on every stored game between searches (``data/evaluation/fit.py --texel``).
+#: fitted as ``"games"`` on every stored game between searches (``data/evaluation/fit.py --texel``), and
+#: ``"kroo"``, fitted as ``"texel"`` with the :data:`TIMING_FEATURES` too (``fit.py --texel --timing``).
 WEIGHTS = {
     "games": WEIGHTS_PATH,
     "perfect": WEIGHTS_PATH.with_name("evaluation-perfect.json"),
     "texel": WEIGHTS_PATH.with_name("evaluation-texel.json"),
+    "kroo": WEIGHTS_PATH.with_name("evaluation-kroo.json"),
 }
 
 
@@ -102,6 +123,30 @@ def _side_counts(pits, low, n, big):
         empty += p == 0
         weak += (p == 1) | (p == 2)
     return seeds, piles, empty, weak
+
+
+@jit
+def _kroo_timing(pits, low, n):
+    """Piles of ``2n - 1`` seeds or more in ``pits[low:low + n]`` whose last seed lands in the other row: now, and
+    only after one to :data:`KROO_WINDOW` more seeds."""
+    size = 2 * n
+    other = n - low
+    ripe = 0
+    soon = 0
+    for i in range(low, low + n):
+        seeds = pits[i]
+        if seeds < size - 1:
+            continue
+        for extra in range(KROO_WINDOW + 1):
+            sown = seeds + extra
+            last = (i + sown + (sown - 1) // (size - 1)) % size  # the origin is skipped once a lap
+            if other <= last < other + n:
+                if extra == 0:
+                    ripe += 1
+                else:
+                    soon += 1
+                break
+    return ripe, soon
 
 
 @jit
@@ -132,7 +177,8 @@ def moves_and_best_capture(state, params, player, work, out):
 
 @jit
 def _features(state, params, out, work, moves):
-    """Write the features of ``state`` for the player to move into ``out`` (float64, length 9)."""
+    """Write the features of ``state`` for the player to move into ``out``: the first ``len(out)`` of
+    :data:`ALL_FEATURES` (float64, length 9 or 11)."""
     n = params[0]
     size = 2 * n
     mover = state[size + 2]
@@ -151,13 +197,18 @@ def _features(state, params, out, work, moves):
     out[6] = own_moves - opp_moves
     out[7] = own_best - opp_best
     out[8] = difference / (own_seeds + opp_seeds + 1.0)
+    if out.shape[0] > N_FEATURES:
+        own_ripe, own_soon = _kroo_timing(state, mover * n, n)
+        opp_ripe, opp_soon = _kroo_timing(state, other * n, n)
+        out[9] = own_ripe - opp_ripe
+        out[10] = own_soon - opp_soon
 
 
 @jit(inline=False)
-def _features_of_states(states, params):
-    """The features of each row of ``states`` (one state a row), as a float64 matrix."""
+def _features_of_states(states, params, width):
+    """The first ``width`` features of each row of ``states`` (one state a row), as a float64 matrix."""
     m = states.shape[1]
-    result = np.empty((states.shape[0], N_FEATURES), dtype=np.float64)
+    result = np.empty((states.shape[0], width), dtype=np.float64)
     work = np.empty(2 * m, dtype=np.int64)
     moves = np.empty(params[0], dtype=np.int64)
     for k in range(states.shape[0]):
@@ -167,7 +218,7 @@ def _features_of_states(states, params):
 
 @jit
 def logit(state, params, weights, work, moves, row):
-    """``weights · features(state)`` for the player to move."""
+    """``weights · features(state)`` for the player to move (``row``, as long as ``weights``, is scratch)."""
     _features(state, params, row, work, moves)
     total = 0.0
     for i in range(row.shape[0]):
@@ -175,15 +226,16 @@ def logit(state, params, weights, work, moves, row):
     return total
 
 
-def features(states: np.ndarray, rules: Optional[Rules] = None) -> np.ndarray:
-    """The :data:`FEATURES` of many positions at once.
+def features(states: np.ndarray, rules: Optional[Rules] = None, timing: bool = False) -> np.ndarray:
+    """The :data:`FEATURES` of many positions at once, with ``timing`` the :data:`TIMING_FEATURES` after them.
 
     Args:
         states: state arrays (see :mod:`awale.rules`), one a row, shape ``(k, 2n + 5)``.
         rules: the rules they are played under (default: Abapa).
+        timing: also the kroos' timing (the columns of :data:`ALL_FEATURES`).
 
     Returns:
-        A ``(k, len(FEATURES))`` float64 matrix, each row for the player to move in that state.
+        A ``(k, 9)`` float64 matrix (``(k, 11)`` with ``timing``), each row for the player to move in that state.
 
     Raises:
         ValueError: ``states`` is not an integer matrix of the rules' state length.
@@ -193,11 +245,13 @@ def features(states: np.ndarray, rules: Optional[Rules] = None) -> np.ndarray:
     width = 2 * rules.pits_per_side + 5
     if states.ndim != 2 or states.shape[1] != width or not np.issubdtype(states.dtype, np.integer):
         raise ValueError(f"states must be an integer matrix with {width} columns, got shape {states.shape}")
-    return _features_of_states(np.ascontiguousarray(states, dtype=np.int64), rules.params)
+    width = len(ALL_FEATURES) if timing else N_FEATURES
+    return _features_of_states(np.ascontiguousarray(states, dtype=np.int64), rules.params, width)
 
 
-def checked_weights(weights: Sequence[float], what: str = "an evaluation") -> np.ndarray:
-    """``weights`` as a new float64 array, one per feature of :data:`FEATURES`.
+def checked_weights(weights: Sequence[float], what: str = "an evaluation", timing: bool = True) -> np.ndarray:
+    """``weights`` as a new float64 array, one per feature of :data:`FEATURES` or, if ``timing`` allows them, of
+    :data:`ALL_FEATURES`.
 
     Raises:
         ValueError: not one finite real number (not a bool, not a string) per
@@ -211,17 +265,19 @@ def checked_weights(weights: Sequence[float], what: str = "an evaluation") -> np
             array = np.array(numbers, dtype=np.float64)
     except (TypeError, ValueError, OverflowError):
         pass
-    if array is None or array.shape != (N_FEATURES,) or not np.all(np.isfinite(array)):
-        raise ValueError(f"{what} needs {N_FEATURES} finite weights ({', '.join(FEATURES)}), got {weights!r}")
+    sizes = (N_FEATURES, len(ALL_FEATURES)) if timing else (N_FEATURES,)
+    if array is None or array.ndim != 1 or len(array) not in sizes or not np.all(np.isfinite(array)):
+        names = ", ".join(FEATURES) + (f"[, {', '.join(TIMING_FEATURES)}]" if timing else "")
+        raise ValueError(f"{what} needs {' or '.join(map(str, sizes))} finite weights ({names}), got {weights!r}")
     return array
 
 
 @dataclasses.dataclass(frozen=True)
 class Evaluation:
-    """A fitted linear evaluation: one weight per feature of :data:`FEATURES`.
+    """A fitted linear evaluation: one weight per feature of :data:`FEATURES` or of :data:`ALL_FEATURES`.
 
     Attributes:
-        weights: the weights, in the order of :data:`FEATURES`.
+        weights: the weights, in the order of :data:`ALL_FEATURES` (the first 9 or all 11).
         meta: how they were fitted (data, sizes, held-out accuracy), as written by the fit.
     """
 
@@ -244,8 +300,13 @@ class Evaluation:
         state = game_arrays(game).state
         work = np.empty(2 * state.shape[0], dtype=np.int64)
         moves = np.empty(game.rules.pits_per_side, dtype=np.int64)
-        row = np.empty(N_FEATURES, dtype=np.float64)
+        row = np.empty(len(self.weights), dtype=np.float64)
         return float(logit(state, game.rules.params, self.weights, work, moves, row))
+
+    @property
+    def features(self) -> tuple:
+        """The names of the features the weights are for."""
+        return ALL_FEATURES[: len(self.weights)]
 
     def win_probability(self, game: Game) -> float:
         """The fitted probability that the player to move wins (a draw counting half)."""
@@ -253,7 +314,7 @@ class Evaluation:
 
     def as_dict(self) -> Dict[str, float]:
         """The weights by feature name."""
-        return dict(zip(FEATURES, (float(w) for w in self.weights)))
+        return dict(zip(self.features, (float(w) for w in self.weights)))
 
 
 @functools.lru_cache(maxsize=None)
@@ -263,8 +324,11 @@ def _load(path: str) -> Evaluation:
         names, weights = data["features"], data["weights"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"cannot read evaluation weights from {path}: {error}") from None
-    if tuple(names) != FEATURES:
-        raise ValueError(f"{path} has weights for the features {names}, expected {list(FEATURES)}")
+    if tuple(names) not in (FEATURES, ALL_FEATURES):
+        raise ValueError(f"{path} has weights for the features {names}, expected {list(FEATURES)} "
+                         f"or those and {list(TIMING_FEATURES)}")
+    if len(weights) != len(names):
+        raise ValueError(f"{path} has {len(weights)} weights for {len(names)} features")
     return Evaluation(weights, data.get("meta", {}))
 
 

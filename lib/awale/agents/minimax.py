@@ -33,8 +33,8 @@ SEARCH_PARAMS = (
     Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
           doc="the transposition table holds 2**table entries of 20 bytes"),
     Param("weights", str, "games", choices=tuple(WEIGHTS),
-          doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect') "
-              "or on every game between searches ('texel')"),
+          doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect'), "
+              "on every game between searches ('texel') or so with the kroos' timing too ('kroo')"),
 )
 
 
@@ -86,8 +86,9 @@ class Minimax(Agent):
             depth, usually in fewer nodes; False (the default).
         weights: with ``evaluation``, its weights: ``"games"`` (the default),
             fitted on the results of stored games, ``"perfect"``, fitted
-            on the values of the endgame database, or ``"texel"``, fitted on
-            the results of every stored game between searches
+            on the values of the endgame database, ``"texel"``, fitted on
+            the results of every stored game between searches, or
+            ``"kroo"``, so with the kroos' timing as well
             (:data:`awale.evaluation.WEIGHTS`).
         reductions: late-move reductions (:mod:`awale.search.alphabeta`):
             late quiet moves searched a ply less deep unless they prove

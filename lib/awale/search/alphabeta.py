@@ -757,7 +757,7 @@ class AlphaBeta:
             np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
             np.zeros(2 * (size + 5), dtype=np.int64),  # two scratch states
             np.zeros(n, dtype=np.int64),  # legal actions
-            np.zeros(N_FEATURES, dtype=np.float64),  # features
+            np.zeros(len(evaluation.weights) if evaluation is not None else N_FEATURES, dtype=np.float64),  # features
         )
         rows = 2 * size + 3
         words = np.random.default_rng(0x5EED_AB).integers(

@@ -119,7 +119,8 @@ class SearchConfig:
         except TypeError:
             empty = False
         object.__setattr__(
-            self, "evaluation", () if empty else tuple(checked_weights(weights, "evaluation (or empty)").tolist())
+            self, "evaluation",
+            () if empty else tuple(checked_weights(weights, "evaluation (or empty)", timing=False).tolist()),
         )
 
     def vector(self) -> np.ndarray:
