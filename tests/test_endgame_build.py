@@ -171,6 +171,8 @@ def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path):
     data[database._offset + int(database._offsets[5])] ^= 1
     (tmp_path / "bad.db").write_bytes(bytes(data))
     assert eg.load(str(tmp_path / "bad.db")).verify_layers() == [5]
+    assert eg.load(str(tmp_path / "bad.db")).verify_layers([7, 4, 5, 5]) == [5]
+    assert eg.load(str(tmp_path / "bad.db")).verify_layers([0, 6]) == []
     with pytest.raises(ValueError, match=r"layers \[5\] do not match"):
         eg.load(str(tmp_path / "bad.db"), verify=True)
     # A file of format 1: no layer checksums, the same values.

@@ -57,7 +57,7 @@ import json
 import math
 import os
 import tempfile
-from typing import Callable, Dict, Iterator, List, NamedTuple, Optional, Tuple
+from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -828,15 +828,20 @@ class EndgameDatabase:
             "layers": self._layer_sums or self.layer_checksums(),
         }
 
+    def _layer_checksum(self, seeds: int) -> str:
+        """The SHA-256 of the values of the layer of ``seeds`` seeds."""
+        return _layer_digest(self.values[int(self._offsets[seeds]) : int(self._offsets[seeds + 1])])
+
     def layer_checksums(self) -> List[str]:
         """The SHA-256 of each layer's values, from 0 seeds up (read from the values)."""
-        values = self.values
-        return [_layer_digest(values[int(self._offsets[s]) : int(self._offsets[s + 1])]) for s in range(self.seeds + 1)]
+        return [self._layer_checksum(s) for s in range(self.seeds + 1)]
 
-    def verify_layers(self) -> List[int]:
-        """The layers whose values do not match the checksums of the file's header (none for a version 1 file)."""
+    def verify_layers(self, layers: Optional[Iterable[int]] = None) -> List[int]:
+        """The layers (of ``layers``, default all) whose values do not match the checksums of the file's header
+        (none for a version 1 file); only the layers asked for are read."""
         recorded = self._layer_sums or []
-        return [s for s, digest in enumerate(self.layer_checksums()) if s < len(recorded) and recorded[s] != digest]
+        wanted = range(self.seeds + 1) if layers is None else sorted(set(layers))
+        return [s for s in wanted if s < len(recorded) and recorded[s] != self._layer_checksum(s)]
 
     def save(self, path: str) -> None:
         """Write the database to ``path`` (atomically: a temporary file of its own, then a rename).
