@@ -50,8 +50,8 @@ seed* is where its sowing would end were it played now:
     capture after a lap has filled the opponent's pits.
 ``kroo_soon``
     such piles whose last seed lands in the own row now but would land in the
-    opponent's after one to :data:`KROO_WINDOW` more seeds (the opponent's
-    sowings add one a lap).
+    opponent's after one to :data:`KROO_WINDOW` more seeds (each sowing that
+    passes the pile adds one).
 """
 
 from __future__ import annotations
