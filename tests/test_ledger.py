@@ -81,6 +81,17 @@ def test_the_times_are_those_of_the_pairs_the_verdict_counts(decided, tmp_path):
     assert (capped.a_ms, capped.b_ms) == (alone.a_ms, alone.b_ms)
 
 
+def test_the_counted_games_are_the_rows_pairs_with_their_sides_named(decided):
+    store, book, _ = decided
+    (row,) = ledger.read(book)
+    games, opening_plies = ledger.counted_games(row, store)
+    assert len(games) == row.games and opening_plies == 4
+    assert set(games["south"]) == set(games["north"]) == {"A", "B"}
+    assert (games["south"] != games["north"]).all()
+    assert round(ms_per_move(games, "A", opening_plies), 1) == row.a_ms
+    assert round(ms_per_move(games, "B", opening_plies), 1) == row.b_ms
+
+
 def test_a_test_resumed_with_a_larger_cap_keeps_one_row(decided, tmp_path):
     store, book, _ = decided
     (row,) = ledger.read(book)
@@ -102,6 +113,8 @@ def test_a_test_resumed_with_a_larger_cap_keeps_one_row(decided, tmp_path):
     ("H0", 26.0, 40.9, False, False),  # rejected while A thought less: the time may have decided it
     ("H1", 50.0, 40.0, False, False),  # kept while A thought more
     ("H0", 50.0, 40.0, False, True),
+    ("inconclusive", 29.1, 26.2, False, True),  # not kept although A thought more
+    ("inconclusive", 26.2, 29.1, False, False),  # undecided while A thought less: more time might have decided it
 ])
 def test_a_time_difference_is_fair_only_against_the_verdict(decided, verdict, a_ms, b_ms, equal, fair):
     _, book, _ = decided

@@ -13,6 +13,7 @@ store; the thesis's tests run it, so the ledger cannot say more than the games.
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import math
@@ -20,7 +21,7 @@ import os
 import pathlib
 import subprocess
 import tempfile
-from typing import Dict, List, Optional, Sequence, Tuple, Union
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import stats
 from .runner import canonical_spec
@@ -37,7 +38,7 @@ from .sprt import (
 )
 from .store import Store
 
-__all__ = ["COLUMNS", "EQUAL_TIME", "Entry", "check", "commit_of", "entry", "read", "record"]
+__all__ = ["COLUMNS", "EQUAL_TIME", "Entry", "check", "commit_of", "counted_games", "entry", "read", "record"]
 
 #: The largest ratio of the two agents' mean times per move at which a test counts as played at equal time.
 EQUAL_TIME = 1.10
@@ -104,9 +105,10 @@ class Entry:
     @property
     def fair_time(self) -> bool:
         """Whether the time difference cannot have made the verdict: the agents at equal time, or an idea kept
-        (H1) while A spent less time than B, or one rejected (H0) while A spent more."""
+        (H1) while A spent less time than B, or one not kept (H0, or inconclusive at the cap) while A spent more."""
         ratio = self.time_ratio
-        return self.equal_time or (self.verdict == "H1" and ratio < 1) or (self.verdict == "H0" and ratio > 1)
+        kept = self.verdict == "H1"
+        return self.equal_time or (kept and ratio < 1) or (self.verdict in ("H0", "inconclusive") and ratio > 1)
 
     def row(self) -> Dict[str, str]:
         """The entry as a CSV row: numbers rounded as the ledger keeps them."""
@@ -131,10 +133,10 @@ def _verdict_text(verdict: Verdict) -> str:
     return "inconclusive" if verdict.finished else "running"
 
 
-def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
-           pairs: int) -> Tuple[float, float]:
-    """A's and B's mean thinking time per move (ms) over the games of the test's first ``pairs`` pairs (those
-    its verdict counts, not the games played past it), the openings' plies left out."""
+def _counted(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
+             pairs: int) -> Tuple["stats.pd.DataFrame", int]:
+    """The games of the test's first ``pairs`` pairs (those its verdict counts, not the games played past it),
+    their sides named ``"A"`` and ``"B"``, and the plies of the openings."""
     keys = keys_of_pairs(a, b, openings, seed)
     counted = {dataclasses.astuple(key.stored) for index in range(pairs) for key in keys(index)}
     stored = zip(frame["south"], frame["north"], frame["seed"], frame["rules"])
@@ -145,9 +147,37 @@ def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str],
     names = {}
     for moves in set(openings):
         names[opening_spec(a, moves)], names[opening_spec(b, moves)] = "A", "B"
-    frame = frame.assign(south=frame["south"].map(names), north=frame["north"].map(names))
-    opening_plies = plies.pop()
-    return stats.ms_per_move(frame, "A", opening_plies), stats.ms_per_move(frame, "B", opening_plies)
+    return frame.assign(south=frame["south"].map(names), north=frame["north"].map(names)), plies.pop()
+
+
+def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
+           pairs: int) -> Tuple[float, float]:
+    """A's and B's mean thinking time per move (ms) over the games the test counts, the openings' plies left out."""
+    counted, opening_plies = _counted(frame, a, b, openings, seed, pairs)
+    return stats.ms_per_move(counted, "A", opening_plies), stats.ms_per_move(counted, "B", opening_plies)
+
+
+def counted_games(row: Entry, store: Union[Store, str, os.PathLike],
+                  openings: Optional[Sequence[str]] = None) -> Tuple["stats.pd.DataFrame", int]:
+    """The stored games that the ledger's ``row`` counts, with their sides named ``"A"`` and ``"B"`` (the specs
+    are ``row.a`` and ``row.b``), and the plies of the openings, which are not counted as moves."""
+    openings = standard_openings() if openings is None else tuple(openings)
+    with _opened(store) as db:
+        frame = db.load(experiment_name(row.a, row.b, row.test, openings, row.seed))
+    return _counted(frame, row.a, row.b, openings, row.seed, row.pairs)
+
+
+@contextlib.contextmanager
+def _opened(store: Union[Store, str, os.PathLike]) -> Iterator[Store]:
+    """``store`` itself, or the store at that path, opened for the block and closed after it."""
+    if isinstance(store, Store):
+        yield store
+        return
+    db = Store(store)
+    try:
+        yield db
+    finally:
+        db.close()
 
 
 def entry(
@@ -173,14 +203,9 @@ def entry(
         raise ValueError("an idea needs a few words saying what it changes")
     a, b = canonical_spec(a), canonical_spec(b)
     openings = standard_openings() if openings is None else tuple(openings)
-    owned = not isinstance(store, Store)
-    db = Store(store) if owned else store
-    try:
+    with _opened(store) as db:
         verdict = stored_verdict(a, b, test, db, openings, seed=seed, max_pairs=max_pairs, check_every=check_every)
         frame = db.load(experiment_name(a, b, test, openings, seed))
-    finally:
-        if owned:
-            db.close()
     a_ms, b_ms = _times(frame, a, b, openings, seed, verdict.pairs)
     est = verdict.estimate
     wins, draws, losses = verdict.games or (0, 0, 0)
@@ -266,10 +291,8 @@ def check(path: Union[str, os.PathLike], store: Union[Store, str, os.PathLike]) 
     The idea and commit are taken as written; every other column must be what :func:`entry` computes
     (numbers to the ledger's rounding).
     """
-    owned = not isinstance(store, Store)
-    db = Store(store) if owned else store
     problems = []
-    try:
+    with _opened(store) as db:
         for number, old in enumerate(read(path), 2):
             new = entry(old.idea, old.a, old.b, old.test, db, commit=old.commit, seed=old.seed,
                         check_every=old.check_every, max_pairs=old.max_pairs)
@@ -278,7 +301,4 @@ def check(path: Union[str, os.PathLike], store: Union[Store, str, os.PathLike]) 
             if differ:
                 problems.append(f"{path}, line {number} ({old.idea}): {', '.join(differ)} disagree with the store "
                                 f"({', '.join(f'{n} {written[n]} vs {computed[n]}' for n in differ)})")
-    finally:
-        if owned:
-            db.close()
     return problems

@@ -1,0 +1,90 @@
+"""Where each side of the ledger's tests spent its time: ``python data/strength/searched_moves.py``.
+
+The ledger (``ledger.csv``) gives each side's mean time over all its moves after the opening.  A champion
+searches only some of them: the others come from its opening book, from the endgame database (a board of
+at most as many seeds as the database holds) or are forced (one legal move), and take no time.  This
+replays the games each row counts and sorts every move after the opening into those four kinds, so that a
+difference of mean times can be told apart as a difference in the share of moves searched or in the time a
+searched move took.  Writes one row per test and side to ``searched-moves.csv`` beside this script:
+``idea`` (the ledger's row number), ``side`` (A or B), ``games``, ``moves``, the moves of each kind
+(``searched``, ``book``, ``database``, ``forced``), ``ms_per_move`` (the ledger's) and
+``ms_per_searched_move``.
+"""
+
+import argparse
+import csv
+import os
+
+from awale import Game
+from awale.agents import parse
+from awale.agents.champion import opening_book
+from awale.experiments import ledger
+from awale.experiments.store import decode_moves, rules_from_text
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+KINDS = ("searched", "book", "database", "forced")
+
+
+def _classifier(spec: str):
+    """A function telling which kind of move the champion ``spec`` makes in a game."""
+    agent = parse(spec)
+    book = opening_book(agent.book)
+    seeds = int(agent.endgame) if agent.endgame else -1  # the ledger's champions name a cached database
+
+    def kind(game: Game) -> str:
+        if book is not None and book.action(game) is not None:
+            return "book"
+        if sum(game.pits) <= seeds:
+            return "database"
+        return "forced" if len(game.legal_actions) == 1 else "searched"
+
+    return kind
+
+
+def study(row: ledger.Entry, store: str) -> list:
+    """The two rows (A's and B's) of ``searched-moves.csv`` for the ledger's ``row``."""
+    games, opening_plies = ledger.counted_games(row, store)
+    kinds = {"A": _classifier(row.a), "B": _classifier(row.b)}
+    counts = {side: dict.fromkeys(KINDS, 0) for side in kinds}
+    seconds = dict.fromkeys(kinds, 0.0)
+    for game_row in games.itertuples():
+        sides = (game_row.south, game_row.north)
+        seconds[game_row.south] += game_row.south_seconds
+        seconds[game_row.north] += game_row.north_seconds
+        game = Game(rules=rules_from_text(game_row.rules))
+        for ply, action in enumerate(decode_moves(game_row.moves)):
+            side = sides[game.current_player]
+            if ply >= opening_plies:
+                counts[side][kinds[side](game)] += 1
+            game = game.step(action)[0]
+    result = []
+    for side in ("A", "B"):
+        moves = sum(counts[side].values())
+        result.append({
+            "idea": 0, "side": side, "games": len(games), "moves": moves, **counts[side],
+            "ms_per_move": round(1000 * seconds[side] / moves, 1),
+            "ms_per_searched_move": round(1000 * seconds[side] / max(counts[side]["searched"], 1), 1),
+        })
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--store", default=os.path.join(ROOT, "data", "experiments.sqlite"))
+    parser.add_argument("--ledger", default=os.path.join(HERE, "ledger.csv"))
+    parser.add_argument("--out", default=os.path.join(HERE, "searched-moves.csv"))
+    args = parser.parse_args()
+    rows = []
+    for number, entry in enumerate(ledger.read(args.ledger), 1):
+        for found in study(entry, args.store):
+            rows.append({**found, "idea": number})
+            print(", ".join(f"{k} {v}" for k, v in rows[-1].items()), flush=True)
+    with open(args.out, "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+if __name__ == "__main__":
+    main()
