@@ -12,8 +12,9 @@ searched move took.  Writes one row per test and side to ``searched-moves.csv`` 
 """
 
 import argparse
-import csv
 import os
+
+import pandas as pd
 
 from awale import Game
 from awale.agents import parse
@@ -80,10 +81,7 @@ def main() -> None:
         for found in study(entry, args.store):
             rows.append({**found, "idea": number})
             print(", ".join(f"{k} {v}" for k, v in rows[-1].items()), flush=True)
-    with open(args.out, "w", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
-        writer.writeheader()
-        writer.writerows(rows)
+    pd.DataFrame(rows).to_csv(args.out, index=False)
 
 
 if __name__ == "__main__":
