@@ -160,7 +160,7 @@ def test_a_damaged_layer_is_not_copied_and_other_rules_are_refused(tmp_path):
         eg.build_file(str(tmp_path / "other.db"), SMALL, 5, source=old)
 
 
-def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path):
+def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path, monkeypatch):
     small = eg.build(SMALL, 7)
     path = tmp_path / "e.db"
     small.save(str(path))
@@ -172,7 +172,13 @@ def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path):
     (tmp_path / "bad.db").write_bytes(bytes(data))
     assert eg.load(str(tmp_path / "bad.db")).verify_layers() == [5]
     assert eg.load(str(tmp_path / "bad.db")).verify_layers([7, 4, 5, 5]) == [5]
-    assert eg.load(str(tmp_path / "bad.db")).verify_layers([0, 6]) == []
+    read = []
+    digest = eg._layer_digest
+    monkeypatch.setattr(eg, "_layer_digest", lambda values: read.append(len(values)) or digest(values))
+    assert eg.load(str(tmp_path / "bad.db")).verify_layers([0, 6]) == [] and len(read) == 2  # those two only
+    for wrong in ([8], [-1], [2.0]):
+        with pytest.raises(ValueError, match="layers run from 0 to 7"):
+            eg.load(str(tmp_path / "bad.db")).verify_layers(wrong)
     with pytest.raises(ValueError, match=r"layers \[5\] do not match"):
         eg.load(str(tmp_path / "bad.db"), verify=True)
     # A file of format 1: no layer checksums, the same values.

@@ -2,7 +2,8 @@
 
 The ledger (``ledger.csv``) gives each side's mean time over all its moves after the opening.  A champion
 searches only some of them: the others come from its opening book, from the endgame database (a board of
-at most as many seeds as the database holds) or are forced (one legal move), and take no time.  This
+at most as many seeds as the database holds) or, with ``manage=True``, are forced (one legal move; without
+time management the champion searches those too), and take no time.  This
 replays the games each row counts and sorts every move after the opening into those four kinds, so that a
 difference of mean times can be told apart as a difference in the share of moves searched or in the time a
 searched move took.  Writes one row per test and side to ``searched-moves.csv`` beside this script:
@@ -38,7 +39,7 @@ def _classifier(spec: str):
             return "book"
         if sum(game.pits) <= seeds:
             return "database"
-        return "forced" if len(game.legal_actions) == 1 else "searched"
+        return "forced" if agent.manage and len(game.legal_actions) == 1 else "searched"
 
     return kind
 
@@ -60,11 +61,13 @@ def study(row: ledger.Entry, store: str) -> list:
                 counts[side][kinds[side](game)] += 1
             game = game.step(action)[0]
     result = []
-    for side in ("A", "B"):
+    for side, ledger_ms in (("A", row.a_ms), ("B", row.b_ms)):
         moves = sum(counts[side].values())
+        ms_per_move = round(1000 * seconds[side] / moves, 1)
+        if ms_per_move != ledger_ms:
+            raise SystemExit(f"{row.idea}: {side}'s {ms_per_move} ms a move, the ledger says {ledger_ms}")
         result.append({
-            "idea": 0, "side": side, "games": len(games), "moves": moves, **counts[side],
-            "ms_per_move": round(1000 * seconds[side] / moves, 1),
+            "side": side, "games": len(games), "moves": moves, **counts[side], "ms_per_move": ms_per_move,
             "ms_per_searched_move": round(1000 * seconds[side] / max(counts[side]["searched"], 1), 1),
         })
     return result
@@ -79,7 +82,7 @@ def main() -> None:
     rows = []
     for number, entry in enumerate(ledger.read(args.ledger), 1):
         for found in study(entry, args.store):
-            rows.append({**found, "idea": number})
+            rows.append({"idea": number, **found})
             print(", ".join(f"{k} {v}" for k, v in rows[-1].items()), flush=True)
     pd.DataFrame(rows).to_csv(args.out, index=False)
 

@@ -838,9 +838,16 @@ class EndgameDatabase:
 
     def verify_layers(self, layers: Optional[Iterable[int]] = None) -> List[int]:
         """The layers (of ``layers``, default all) whose values do not match the checksums of the file's header
-        (none for a version 1 file); only the layers asked for are read."""
+        (none for a version 1 file); only the layers asked for are read.
+
+        Raises:
+            ValueError: a layer outside 0 to :attr:`seeds`.
+        """
         recorded = self._layer_sums or []
         wanted = range(self.seeds + 1) if layers is None else sorted(set(layers))
+        outside = [s for s in wanted if isinstance(s, bool) or not isinstance(s, int) or not 0 <= s <= self.seeds]
+        if outside:
+            raise ValueError(f"layers run from 0 to {self.seeds} seeds, got {outside}")
         return [s for s in wanted if s < len(recorded) and recorded[s] != self._layer_checksum(s)]
 
     def save(self, path: str) -> None:

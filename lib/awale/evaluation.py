@@ -71,7 +71,7 @@ from .rules import Rules
 
 __all__ = [
     "FEATURES", "N_FEATURES", "TIMING_FEATURES", "ALL_FEATURES", "KROO_WINDOW", "Evaluation", "checked_weights",
-    "features", "load_evaluation", "WEIGHTS_PATH", "WEIGHTS", "logit", "moves_and_best_capture",
+    "features", "kroo_timing", "load_evaluation", "WEIGHTS_PATH", "WEIGHTS", "logit", "moves_and_best_capture",
 ]
 
 #: The features, in the order of :func:`features` and of the weights.
@@ -126,18 +126,18 @@ def _side_counts(pits, low, n, big):
 
 
 @jit
-def _kroo_timing(pits, low, n):
-    """Piles of ``2n - 1`` seeds or more in ``pits[low:low + n]`` whose last seed lands in the other row: now, and
-    only after one to :data:`KROO_WINDOW` more seeds."""
+def _kroo_timing(pits, low, n, least, window):
+    """Piles of ``least`` seeds or more in ``pits[low:low + n]`` whose last seed lands in the other row: now, and
+    only after one to ``window`` more seeds."""
     size = 2 * n
     other = n - low
     ripe = 0
     soon = 0
     for i in range(low, low + n):
         seeds = pits[i]
-        if seeds < size - 1:
+        if seeds < least:
             continue
-        for extra in range(KROO_WINDOW + 1):
+        for extra in range(window + 1):
             sown = seeds + extra
             last = (i + sown + (sown - 1) // (size - 1)) % size  # the origin is skipped once a lap
             if other <= last < other + n:
@@ -198,8 +198,8 @@ def _features(state, params, out, work, moves):
     out[7] = own_best - opp_best
     out[8] = difference / (own_seeds + opp_seeds + 1.0)
     if out.shape[0] > N_FEATURES:
-        own_ripe, own_soon = _kroo_timing(state, mover * n, n)
-        opp_ripe, opp_soon = _kroo_timing(state, other * n, n)
+        own_ripe, own_soon = _kroo_timing(state, mover * n, n, size - 1, KROO_WINDOW)
+        opp_ripe, opp_soon = _kroo_timing(state, other * n, n, size - 1, KROO_WINDOW)
         out[9] = own_ripe - opp_ripe
         out[10] = own_soon - opp_soon
 
@@ -213,6 +213,20 @@ def _features_of_states(states, params, width):
     moves = np.empty(params[0], dtype=np.int64)
     for k in range(states.shape[0]):
         _features(states[k], params, result[k], work, moves)
+    return result
+
+
+@jit(inline=False)
+def _timing_of_states(states, n, least, window):
+    """``kroo_ripe`` and ``kroo_soon`` of each row of ``states`` for piles of ``least`` seeds and ``window``."""
+    size = 2 * n
+    result = np.empty((states.shape[0], 2), dtype=np.float64)
+    for k in range(states.shape[0]):
+        mover = states[k, size + 2]
+        own_ripe, own_soon = _kroo_timing(states[k], mover * n, n, least, window)
+        opp_ripe, opp_soon = _kroo_timing(states[k], (1 - mover) * n, n, least, window)
+        result[k, 0] = own_ripe - opp_ripe
+        result[k, 1] = own_soon - opp_soon
     return result
 
 
@@ -241,12 +255,38 @@ def features(states: np.ndarray, rules: Optional[Rules] = None, timing: bool = F
         ValueError: ``states`` is not an integer matrix of the rules' state length.
     """
     rules = rules if rules is not None else Rules()
+    width = len(ALL_FEATURES) if timing else N_FEATURES
+    return _features_of_states(_checked_states(states, rules), rules.params, width)
+
+
+def kroo_timing(states: np.ndarray, rules: Optional[Rules] = None, least: Optional[int] = None,
+                window: int = KROO_WINDOW) -> np.ndarray:
+    """The :data:`TIMING_FEATURES` of many positions for other definitions of a kroo: piles of ``least`` seeds or
+    more (default ``2n - 1``, as :func:`features` counts them) and ``kroo_soon``'s window of ``window`` seeds.
+
+    Returns:
+        A ``(k, 2)`` float64 matrix: ``kroo_ripe`` and ``kroo_soon`` for the player to move in each state.
+
+    Raises:
+        ValueError: ``states`` as for :func:`features`, or ``least`` or ``window`` below 1.
+    """
+    rules = rules if rules is not None else Rules()
+    n = rules.pits_per_side
+    least = 2 * n - 1 if least is None else least
+    if isinstance(least, bool) or not isinstance(least, int) or least < 1:
+        raise ValueError(f"least must be a positive number of seeds, got {least!r}")
+    if isinstance(window, bool) or not isinstance(window, int) or window < 1:
+        raise ValueError(f"window must be a positive number of seeds, got {window!r}")
+    return _timing_of_states(_checked_states(states, rules), n, least, window)
+
+
+def _checked_states(states: np.ndarray, rules: Rules) -> np.ndarray:
+    """``states`` as a contiguous int64 matrix of the rules' state length."""
     states = np.asarray(states)
     width = 2 * rules.pits_per_side + 5
     if states.ndim != 2 or states.shape[1] != width or not np.issubdtype(states.dtype, np.integer):
         raise ValueError(f"states must be an integer matrix with {width} columns, got shape {states.shape}")
-    width = len(ALL_FEATURES) if timing else N_FEATURES
-    return _features_of_states(np.ascontiguousarray(states, dtype=np.int64), rules.params, width)
+    return np.ascontiguousarray(states, dtype=np.int64)
 
 
 def checked_weights(weights: Sequence[float], what: str = "an evaluation", timing: bool = True) -> np.ndarray:
@@ -304,7 +344,7 @@ class Evaluation:
         return float(logit(state, game.rules.params, self.weights, work, moves, row))
 
     @property
-    def features(self) -> tuple:
+    def feature_names(self) -> tuple:
         """The names of the features the weights are for."""
         return ALL_FEATURES[: len(self.weights)]
 
@@ -314,14 +354,14 @@ class Evaluation:
 
     def as_dict(self) -> Dict[str, float]:
         """The weights by feature name."""
-        return dict(zip(self.features, (float(w) for w in self.weights)))
+        return dict(zip(self.feature_names, (float(w) for w in self.weights)))
 
 
 @functools.lru_cache(maxsize=None)
 def _load(path: str) -> Evaluation:
     try:
         data = json.loads(Path(path).read_text())
-        names, weights = data["features"], data["weights"]
+        names, weights = list(data["features"]), list(data["weights"])
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ValueError(f"cannot read evaluation weights from {path}: {error}") from None
     if tuple(names) not in (FEATURES, ALL_FEATURES):

@@ -133,8 +133,8 @@ class Champion(Agent):
         table: the transposition table holds ``2**table`` entries of 20 bytes (default
             :data:`~awale.search.alphabeta.TABLE_BITS`: 20 MB).
         weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
-            database), ``"texel"`` (fitted on every stored game between searches) or ``"kroo"`` (so with the
-            kroos' timing as well; :data:`awale.evaluation.WEIGHTS`).
+            database), ``"texel"`` (fitted on every stored game between searches) or ``"kroo"`` (the Texel fit
+            plus the kroos' timing; :data:`awale.evaluation.WEIGHTS`).
     """
 
     name = "champion"

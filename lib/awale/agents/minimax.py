@@ -34,7 +34,7 @@ SEARCH_PARAMS = (
           doc="the transposition table holds 2**table entries of 20 bytes"),
     Param("weights", str, "games", choices=tuple(WEIGHTS),
           doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect'), "
-              "on every game between searches ('texel') or so with the kroos' timing too ('kroo')"),
+              "on every game between searches ('texel'), or the Texel fit plus the kroos' timing ('kroo')"),
 )
 
 
@@ -88,7 +88,7 @@ class Minimax(Agent):
             fitted on the results of stored games, ``"perfect"``, fitted
             on the values of the endgame database, ``"texel"``, fitted on
             the results of every stored game between searches, or
-            ``"kroo"``, so with the kroos' timing as well
+            ``"kroo"``, the Texel fit plus the kroos' timing
             (:data:`awale.evaluation.WEIGHTS`).
         reductions: late-move reductions (:mod:`awale.search.alphabeta`):
             late quiet moves searched a ply less deep unless they prove

@@ -6,8 +6,9 @@ error rates, seed, checkpoints) and what the store says of it: pairs and games, 
 score and logistic Elo with their 95 % intervals, LLR and verdict, and both agents' mean thinking time per
 move over the test's games (the four plies of each opening are not counted).
 
-``python -m awale sprt A B ... --ledger IDEA`` writes the row of its test when the test stops (a row of the
-same test is replaced, so a resumed test updates its row).  :func:`check` recomputes every row from the
+``python -m awale sprt A B ... --ledger IDEA`` writes the row of its test when the test ends, decided or
+at its cap of pairs (an interrupted test writes none; a row of the same test is replaced, so a test resumed with
+a larger cap updates its row).  :func:`check` recomputes every row from the
 store; the thesis's tests run it, so the ledger cannot say more than the games.
 """
 

@@ -88,8 +88,9 @@ class SearchConfig:
             bound on the result of every node, from the final positions up;
             never select a child that cannot beat what its parent already
             secures; play proven wins and avoid proven losses.
-        evaluation: the weights of a fitted evaluation
-            (:class:`awale.evaluation.Evaluation`), or empty for none.  With
+        evaluation: the nine weights of a fitted evaluation
+            (:class:`awale.evaluation.Evaluation` of :data:`awale.evaluation.FEATURES`; the kernels do not compute
+            the kroos' timing), or empty for none.  With
             weights, a leaf is scored by the evaluation's win probability
             for the player to move, after ``cutoff`` random plies (0: at once,
             no playout at all) instead of a playout to the end.
