@@ -150,6 +150,15 @@ def _kroo_timing(pits, low, n, least, window):
 
 
 @jit
+def _kroo_timing_difference(state, n, least, window):
+    """``kroo_ripe`` and ``kroo_soon`` of ``state``: the player to move's counts minus the opponent's."""
+    mover = state[2 * n + 2]
+    own_ripe, own_soon = _kroo_timing(state, mover * n, n, least, window)
+    opp_ripe, opp_soon = _kroo_timing(state, (1 - mover) * n, n, least, window)
+    return own_ripe - opp_ripe, own_soon - opp_soon
+
+
+@jit
 def moves_and_best_capture(state, params, player, work, out):
     """Legal moves of ``player`` on ``state``'s board (as if it were to move) and the most one captures.
 
@@ -198,10 +207,7 @@ def _features(state, params, out, work, moves):
     out[7] = own_best - opp_best
     out[8] = difference / (own_seeds + opp_seeds + 1.0)
     if out.shape[0] > N_FEATURES:
-        own_ripe, own_soon = _kroo_timing(state, mover * n, n, size - 1, KROO_WINDOW)
-        opp_ripe, opp_soon = _kroo_timing(state, other * n, n, size - 1, KROO_WINDOW)
-        out[9] = own_ripe - opp_ripe
-        out[10] = own_soon - opp_soon
+        out[9], out[10] = _kroo_timing_difference(state, n, size - 1, KROO_WINDOW)
 
 
 @jit(inline=False)
@@ -219,14 +225,9 @@ def _features_of_states(states, params, width):
 @jit(inline=False)
 def _timing_of_states(states, n, least, window):
     """``kroo_ripe`` and ``kroo_soon`` of each row of ``states`` for piles of ``least`` seeds and ``window``."""
-    size = 2 * n
     result = np.empty((states.shape[0], 2), dtype=np.float64)
     for k in range(states.shape[0]):
-        mover = states[k, size + 2]
-        own_ripe, own_soon = _kroo_timing(states[k], mover * n, n, least, window)
-        opp_ripe, opp_soon = _kroo_timing(states[k], (1 - mover) * n, n, least, window)
-        result[k, 0] = own_ripe - opp_ripe
-        result[k, 1] = own_soon - opp_soon
+        result[k, 0], result[k, 1] = _kroo_timing_difference(states[k], n, least, window)
     return result
 
 
