@@ -101,3 +101,41 @@ def test_a_ctrl_c_during_the_cluster_start_up_stops_the_run(tmp_path):
     assert status in _INTERRUPTED, (out, err)
     lines = err.strip().splitlines()
     assert "Traceback" not in err and lines[-1].startswith("python -m awale: interrupted"), err
+
+
+def _command_line_raising(monkeypatch, error_factory):
+    """Make ``awale.cli.main`` run a command whose handler raises what ``error_factory`` returns."""
+    import argparse
+
+    from awale import cli
+
+    def handler(args):
+        raise error_factory()
+
+    parser = argparse.ArgumentParser()
+    parser.set_defaults(handler=handler)
+    monkeypatch.setattr(cli, "build_parser", lambda: parser)
+    return cli.main
+
+
+def _import_broken_by_ctrl_c():
+    """What a library's import can make of a Ctrl-C: an ImportError caused by the KeyboardInterrupt."""
+    try:
+        raise KeyboardInterrupt
+    except KeyboardInterrupt as interruption:
+        try:
+            raise ImportError("initialization failed") from interruption
+        except ImportError as error:
+            return error
+
+
+def test_a_ctrl_c_that_a_library_turned_into_an_import_error_is_an_interruption(monkeypatch, capsys):
+    main = _command_line_raising(monkeypatch, _import_broken_by_ctrl_c)
+    assert main([]) == 130
+    assert capsys.readouterr().err == "python -m awale: interrupted\n"
+
+
+def test_an_import_error_of_its_own_is_not_taken_for_an_interruption(monkeypatch):
+    main = _command_line_raising(monkeypatch, lambda: ImportError("no module named spam"))
+    with pytest.raises(ImportError, match="spam"):
+        main([])

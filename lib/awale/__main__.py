@@ -24,8 +24,9 @@ if __name__ == "__main__":
     signal.signal(signal.SIGINT, _note)
 try:
     from .cli import main
-except KeyboardInterrupt:  # pragma: no cover - depends on when the signal comes
-    if __name__ != "__main__":
+except BaseException as error:  # pragma: no cover - depends on when the signal comes
+    # A KeyboardInterrupt, or what a library's import made of it (an ImportError, say): _note saw the signal.
+    if __name__ != "__main__" or not (_SIGNALLED or isinstance(error, KeyboardInterrupt)):
         raise
     _SIGNALLED.append(signal.SIGINT)
 if __name__ == "__main__":

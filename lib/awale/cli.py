@@ -1175,6 +1175,18 @@ def _terminate(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
 
 
+def _from_ctrl_c(error: BaseException) -> bool:
+    """Whether ``error`` is what a library made of a Ctrl-C (an import interrupted ends as an ImportError)."""
+    seen = set()
+    cause: Optional[BaseException] = error
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, KeyboardInterrupt):
+            return True
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line with ``argv`` (by default ``sys.argv[1:]``) and return the exit status."""
     try:
@@ -1197,6 +1209,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{PROG}: error: {error.strerror or error}{f': {error.filename}' if error.filename else ''}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as error:
+        if not _from_ctrl_c(error):
+            raise
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     finally:
