@@ -136,3 +136,12 @@ def test_greedy_beats_random():
     results = [play("greedy", "random", seed=seed).result for seed in range(20)]
     results += [1.0 - play("random", "greedy", seed=seed).result for seed in range(20)]
     assert sum(results) / len(results) >= 0.7
+
+
+def test_a_side_whose_moves_depend_on_time_makes_an_untimed_move_first(monkeypatch):
+    """Compiling a time-budgeted agent's kernels must not eat its first move's time (nor a replayable side's)."""
+    warmed = []
+    monkeypatch.setattr("awale.match.warm_up", lambda spec, rules: warmed.append(spec))
+    play("uct(time=0.01)", "minimax(depth=2)", seed=1, max_plies=4)
+    play("random", "uct(time=0.01, threads=2, parallel='tree')", seed=1, max_plies=4)
+    assert warmed == ["uct(time=0.01)", "uct(time=0.01, threads=2, parallel='tree')"]

@@ -95,7 +95,10 @@ def play(
             the increment added after the move), it is told its time before
             each move (:meth:`~awale.agents.Agent.observe_clock`), and it
             loses the game when its time runs out during a move (the
-            record's ``flagged``).
+            record's ``flagged``).  A side whose moves depend on time (a
+            clock, a time budget, threads) first makes one untimed move in
+            each process (:func:`warm_up`): compiling its kernels is not
+            charged to its first move, nor taken from that move's search.
 
     Raises:
         ValueError: a bad spec, rules, seed, ``max_plies`` or clock, an agent
@@ -114,8 +117,8 @@ def play(
     agents = fresh_agents((south, north), seed)
     clocks = [agent.clock for agent in agents]
     left = [None if c is None else c.base for c in clocks]
-    for spec, timed in zip(given, clocks):
-        if timed is not None:
+    for spec, agent in zip(given, agents):
+        if agent.clock is not None or not agent.replayable:  # its moves depend on time: compiling must not take it
             warm_up(spec, rules)
 
     game = Game(rules)
