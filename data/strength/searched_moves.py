@@ -28,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 KINDS = ("searched", "book", "database", "forced")
 
 
-def _classifier(spec: str):
+def classifier(spec: str):
     """A function telling which kind of move the champion ``spec`` makes in a game."""
     agent = parse(spec)
     book = opening_book(agent.book)
@@ -47,7 +47,7 @@ def _classifier(spec: str):
 def study(row: ledger.Entry, store: str) -> list:
     """The two rows (A's and B's) of ``searched-moves.csv`` for the ledger's ``row``."""
     games, opening_plies = ledger.counted_games(row, store)
-    kinds = {"A": _classifier(row.a), "B": _classifier(row.b)}
+    kinds = {"A": classifier(row.a), "B": classifier(row.b)}
     counts = {side: dict.fromkeys(KINDS, 0) for side in kinds}
     seconds = dict.fromkeys(kinds, 0.0)
     for game_row in games.itertuples():
