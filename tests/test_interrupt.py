@@ -118,21 +118,40 @@ def _command_line_raising(monkeypatch, error_factory):
     return cli.main
 
 
-def _import_broken_by_ctrl_c():
-    """What a library's import can make of a Ctrl-C: an ImportError caused by the KeyboardInterrupt."""
+def _made_of_a_ctrl_c(error, explicit):
+    """``error`` as a library raises it while a KeyboardInterrupt is handled: ``from`` it, or in its handler."""
     try:
         raise KeyboardInterrupt
     except KeyboardInterrupt as interruption:
         try:
-            raise ImportError("initialization failed") from interruption
-        except ImportError as error:
-            return error
+            if explicit:
+                raise error from interruption
+            raise error
+        except type(error) as raised:
+            return raised
 
 
-def test_a_ctrl_c_that_a_library_turned_into_an_import_error_is_an_interruption(monkeypatch, capsys):
-    main = _command_line_raising(monkeypatch, _import_broken_by_ctrl_c)
+@pytest.mark.parametrize("explicit", [True, False])
+@pytest.mark.parametrize("error", [ImportError("initialization failed"), TimeoutError("no worker started")])
+def test_a_ctrl_c_that_a_library_turned_into_another_error_is_an_interruption(monkeypatch, capsys, error, explicit):
+    """As an import interrupted in the cluster's start-up did (an ImportError, 'initialization failed')."""
+    main = _command_line_raising(monkeypatch, lambda: _made_of_a_ctrl_c(error, explicit))
     assert main([]) == 130
     assert capsys.readouterr().err == "python -m awale: interrupted\n"
+
+
+def test_an_error_raised_from_none_after_a_ctrl_c_is_not_an_interruption(monkeypatch):
+    def raised_from_none():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt:
+            try:
+                raise ValueError("bad spec") from None
+            except ValueError as error:
+                return error
+
+    main = _command_line_raising(monkeypatch, raised_from_none)
+    assert main([]) == 2
 
 
 def test_an_import_error_of_its_own_is_not_taken_for_an_interruption(monkeypatch):

@@ -139,7 +139,7 @@ def test_greedy_beats_random():
 
 
 def test_a_side_whose_moves_depend_on_time_makes_an_untimed_move_first(monkeypatch):
-    """Compiling a time-budgeted agent's kernels must not eat its first move's time (nor a replayable side's)."""
+    """Compiling a time-budgeted agent's kernels must not eat its first move's time; a replayable side is not warmed."""
     warmed = []
     monkeypatch.setattr("awale.match.warm_up", lambda spec, rules: warmed.append(spec))
     play("uct(time=0.01)", "minimax(depth=2)", seed=1, max_plies=4)

@@ -61,6 +61,9 @@ def replay(bits: int, depth: int, games: list) -> list:
             action = agent.act(game)
             search = agent.alphabeta
             result = search.last_search
+            if result is None:
+                raise SystemExit(f"game {number}, ply {len(line)}: the champion did not search this position")
+            search.last_search = None  # so that a move made without a search cannot pass for the one before
             rows.append({"game": number, "ply": len(line), "bits": bits, "depth": result.depth,
                          "nodes": result.nodes, "written": search.searcher.table_load().current,
                          "action": action, "value": result.value})

@@ -1176,15 +1176,31 @@ def _terminate(signum: int, frame: Any) -> None:
 
 
 def _from_ctrl_c(error: BaseException) -> bool:
-    """Whether ``error`` is what a library made of a Ctrl-C (an import interrupted ends as an ImportError)."""
+    """Whether ``error`` is what a library made of a Ctrl-C: an import interrupted ends as an ImportError, say.
+
+    Follows the chain Python keeps (``raise ... from``, or an exception raised while handling another) to a
+    KeyboardInterrupt; a library that drops that chain cannot be told apart from a genuine failure.
+    """
     seen = set()
     cause: Optional[BaseException] = error
     while cause is not None and id(cause) not in seen:
         if isinstance(cause, KeyboardInterrupt):
             return True
         seen.add(id(cause))
-        cause = cause.__cause__ or cause.__context__
+        cause = cause.__cause__ or (None if cause.__suppress_context__ else cause.__context__)
     return False
+
+
+def _handled(handler: Callable[[argparse.Namespace], int], args: argparse.Namespace) -> int:
+    """``handler(args)``, with an error that a Ctrl-C caused raised as the KeyboardInterrupt it was."""
+    try:
+        return handler(args)
+    except _Failure:
+        raise  # its message says what the interruption left (an interrupted test's games, say)
+    except Exception as error:
+        if _from_ctrl_c(error):
+            raise KeyboardInterrupt from error
+        raise
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
@@ -1198,7 +1214,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if hasattr(signal, "SIGTERM"):
         previous = signal.signal(signal.SIGTERM, _terminate)  # a polite kill stops like Ctrl-C
     try:
-        return args.handler(args)
+        return _handled(args.handler, args)
     except _Failure as failure:
         print(f"{PROG}: {'error: ' if failure.status == 2 else ''}{failure}", file=sys.stderr)
         return failure.status
@@ -1209,11 +1225,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{PROG}: error: {error.strerror or error}{f': {error.filename}' if error.filename else ''}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"{PROG}: interrupted", file=sys.stderr)
-        return 130
-    except Exception as error:
-        if not _from_ctrl_c(error):
-            raise
         print(f"{PROG}: interrupted", file=sys.stderr)
         return 130
     finally:

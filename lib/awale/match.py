@@ -118,7 +118,7 @@ def play(
     clocks = [agent.clock for agent in agents]
     left = [None if c is None else c.base for c in clocks]
     for spec, agent in zip(given, agents):
-        if agent.clock is not None or not agent.replayable:  # its moves depend on time: compiling must not take it
+        if agent.clock is not None or not agent.replayable:  # moves that depend on time (or threads' timing)
             warm_up(spec, rules)
 
     game = Game(rules)
