@@ -280,6 +280,21 @@ def test_the_command_decides_and_prints_the_verdict(tmp_path, capsys):
         stored = store.count()
     assert stored >= 32 and "H1 accepted" in out and f"; {stored} games already in" in err
     assert "LLR 3.95" in out and "after 16 pairs" in out
+    assert f"already in {tmp_path / 's.sqlite'} (16 pairs (32 games), W-D-L" in err
+
+
+def test_a_resumed_command_says_the_stored_pairs_once_then_goes_on(tmp_path, capsys):
+    args = ["sprt", "random", "random", "--elo0", "-5", "--elo1", "5", "--store", str(tmp_path / "s.sqlite"),
+            "--workers", "0", "--openings", OPENINGS, "--check-every", "4"]
+    assert main([*args, "--max-pairs", "8"]) == 0
+    out, err = capsys.readouterr()
+    assert "inconclusive" in out and "; 0 games already in" in err
+    assert main([*args, "--max-pairs", "12"]) == 0  # a larger cap resumes the same test
+    out, err = capsys.readouterr()
+    first, *rest = err.splitlines()
+    assert "; 16 games already in" in first and "(8 pairs (16 games), W-D-L" in first
+    assert not any(line.startswith("8 pairs") or line.startswith("4 pairs") for line in rest)  # not replayed
+    assert "after 12 pairs" in out
 
 
 def test_the_command_under_a_clock_keeps_its_games_apart(tmp_path, capsys):

@@ -1084,8 +1084,11 @@ def _sprt(args: argparse.Namespace) -> int:
     name = sprt.experiment_name(args.a, args.b, test, openings, args.seed)
     live = sys.stderr.isatty()
     shown = [0.0]
+    resumed = [0]  # pairs counted from the store at the start: said once, in the first line
 
     def show(verdict: "sprt.Verdict") -> None:
+        if verdict.pairs <= resumed[0] and not verdict.finished:
+            return
         now = time.monotonic()
         if live:
             print(f"\r\033[K{verdict.line()}", end="", file=sys.stderr, flush=True)
@@ -1095,11 +1098,17 @@ def _sprt(args: argparse.Namespace) -> int:
 
     with ex.Store(path) as store:
         stored = store.count(name)
+        so_far = ""
+        if stored:
+            before = sprt.stored_verdict(args.a, args.b, test, store, openings, seed=args.seed,
+                                         max_pairs=args.max_pairs, check_every=args.check_every, name=name)
+            resumed[0] = before.pairs
+            so_far = f" ({before.line()})" if before.pairs else ""
         count = args.workers or available_cores()
         where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
                  else f"{count} local worker process{'es' if count != 1 else ''}")
         _info(f"sprt: {args.a} vs {args.b}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
-              f"beta {test.beta:g}; {len(openings)} openings from {source}; {stored} games already in {path}; "
+              f"beta {test.beta:g}; {len(openings)} openings from {source}; {stored} games already in {path}{so_far}; "
               f"playing on {where}")
         try:
             verdict = sprt.sequential(
