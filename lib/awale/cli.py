@@ -1062,8 +1062,6 @@ def _add_sprt(commands: Any) -> None:
 
 
 def _sprt(args: argparse.Namespace) -> int:
-    import time
-
     from .experiments import sprt
 
     source = args.openings or sprt.OPENINGS_FILE
@@ -1083,18 +1081,15 @@ def _sprt(args: argparse.Namespace) -> int:
         raise _Failure(str(error)) from None
     name = sprt.experiment_name(args.a, args.b, test, openings, args.seed)
     live = sys.stderr.isatty()
-    shown = [0.0]
     resumed = [0]  # pairs counted from the store at the start: said once, in the first line
 
-    def show(verdict: "sprt.Verdict") -> None:
+    def show(verdict: "sprt.Verdict") -> None:  # after each batch of games (batches grow while under 2 s)
         if verdict.pairs <= resumed[0] and not verdict.finished:
             return
-        now = time.monotonic()
         if live:
             print(f"\r\033[K{verdict.line()}", end="", file=sys.stderr, flush=True)
-        elif verdict.finished or now - shown[0] >= 5.0:
+        else:
             _info(verdict.line())
-            shown[0] = now
 
     with ex.Store(path) as store:
         stored = store.count(name)

@@ -681,7 +681,7 @@ def sequential(
         batch_size: games per task (default 2: a task plays one pair, both
             its games, so that an interruption leaves few pairs half played;
             the runner would otherwise start with one game of every pair).
-        live: called with the :class:`Verdict` at every checkpoint looked at.
+        live: called after each batch of games with the :class:`Verdict` at the last checkpoint looked at.
         name: the experiment's name in the store (default: :func:`experiment_name`).
 
     Returns:
@@ -826,22 +826,28 @@ class _Tally:
         self, db: Store, name: str, test: SPRT, checkpoints: Sequence[int],
         live: Optional[Callable[[Verdict], None]], final_at: int,
     ) -> Optional[Verdict]:
-        """Look at every checkpoint now complete, in order; the verdict at the first that decides, else None."""
+        """Look at every checkpoint now complete, in order; the verdict at the first that decides, else None.
+
+        ``live`` is called once, with the verdict at the last checkpoint looked at (the deciding one if any).
+        """
         winners = db.winners(name)
+        last = None
         while self._checked < len(checkpoints):
             point = checkpoints[self._checked]
             while self.counted < point:
                 result = self._pair(winners, self.counted)
                 if result is None:
-                    return None
+                    break
                 self._add(result)
+            if self.counted < point:
+                break
             self._checked += 1
-            verdict = self.current(test, final=point >= final_at)
-            if live is not None:
-                live(verdict)
-            if verdict.finished:
-                return verdict
-        return None
+            last = self.current(test, final=point >= final_at)
+            if last.finished:
+                break
+        if live is not None and last is not None:
+            live(last)
+        return last if last is not None and last.finished else None
 
     def beyond(self, db: Store, name: str) -> int:
         """Games of the test stored after the pairs counted."""
