@@ -13,6 +13,7 @@ larger table saves, and whether it changes the moves.  Writes one row per search
 import argparse
 import os
 import statistics
+import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
@@ -21,6 +22,7 @@ from awale import Game
 from awale.agents import parse
 from awale.experiments import ledger
 from awale.experiments.store import decode_moves, rules_from_text
+from awale.match import warm_up
 
 from searched_moves import classifier
 
@@ -30,43 +32,44 @@ AGENT = "champion(depth={depth}, endgame='25', quiescence=0, reductions=True, ta
 
 
 def positions(row: ledger.Entry, store: str, games: int) -> list:
-    """For each of the first ``games`` games of ``row``: its rules and the positions (as move lists) B searched."""
+    """For each of the first ``games`` games of ``row``: the positions (as games) where B searched, in order."""
     played, opening_plies = ledger.counted_games(row, store)
     kind = classifier(row.b)
     found = []
     for game_row in played.head(games).itertuples():
         b_side = (game_row.south, game_row.north).index("B")
-        rules = rules_from_text(game_row.rules)
-        game, line, searched = Game(rules=rules), [], []
+        game, searched = Game(rules=rules_from_text(game_row.rules)), []
         for ply, action in enumerate(decode_moves(game_row.moves)):
             if ply >= opening_plies and game.current_player == b_side and kind(game) == "searched":
-                searched.append(list(line))
-            line.append(action)
+                searched.append((ply, game))
             game = game.step(action)[0]
-        found.append((game_row.rules, searched))
+        found.append(searched)
     return found
 
 
 def replay(bits: int, depth: int, games: list) -> list:
-    """Search every position of ``games`` to ``depth`` with a table of ``2^bits`` entries, kept within a game."""
+    """Search every position of ``games`` to ``depth`` with a table of ``2^bits`` entries, kept within a game.
+
+    ``seconds`` is the wall time of the move (almost all of it the search); it depends on the machine and on
+    what else runs, so only ratios between the tables, measured side by side, mean anything.
+    """
     rows = []
-    for number, (rules_text, searched) in enumerate(games):
-        agent = parse(AGENT.format(depth=depth, bits=bits))
-        agent.reset()
-        rules = rules_from_text(rules_text)
-        for line in searched:
-            game = Game(rules=rules)
-            for action in line:
-                game = game.step(action)[0]
+    agent = parse(AGENT.format(depth=depth, bits=bits))
+    warm_up(AGENT.format(depth=4, bits=bits), games[0][0][1].rules)  # compiles the search outside the timed moves
+    for number, searched in enumerate(games):
+        agent.reset()  # a new table for each game
+        for ply, game in searched:
+            started = time.perf_counter()
             action = agent.act(game)
+            seconds = time.perf_counter() - started
             search = agent.alphabeta
             result = search.last_search
             if result is None:
-                raise SystemExit(f"game {number}, ply {len(line)}: the champion did not search this position")
+                raise SystemExit(f"game {number}, ply {ply}: the champion did not search this position")
             search.last_search = None  # so that a move made without a search cannot pass for the one before
-            rows.append({"game": number, "ply": len(line), "bits": bits, "depth": result.depth,
+            rows.append({"game": number, "ply": ply, "bits": bits, "depth": result.depth,
                          "nodes": result.nodes, "written": search.searcher.table_load().current,
-                         "action": action, "value": result.value})
+                         "action": action, "value": result.value, "seconds": round(seconds, 4)})
         print(f"table 2^{bits}: game {number + 1}/{len(games)}, {len(searched)} positions", flush=True)
     return rows
 
@@ -100,7 +103,10 @@ def main() -> None:
               f"{statistics.median(ratios):.3f}, from {ratios.min():.3f} to {ratios.max():.3f}); "
               f"another move in {(other.action != first.action).sum()}, another value in "
               f"{(other.value != first.value).sum()}; slots written by a search: most "
-              f"{first.written.max():,} of {2 ** base:,} -> {args.out}")
+              f"{first.written.max():,} of {2 ** base:,}; time {other.seconds.sum():.1f} against "
+              f"{first.seconds.sum():.1f} s ({other.seconds.sum() / first.seconds.sum():.3f} times), per position "
+              f"visited {other.seconds.sum() / other.nodes.sum() / (first.seconds.sum() / first.nodes.sum()):.3f} "
+              f"times -> {args.out}")
 
 
 if __name__ == "__main__":
