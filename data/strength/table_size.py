@@ -6,8 +6,9 @@ searched, searches that position again to a fixed ``--depth`` (default 19, the m
 reaches at 1 s a move, over 259 searched moves in ``table-load-1.csv``) with a table of ``2^bits`` entries for each
 of ``--bits`` (default 20, the default table, and 24).  Each table is kept from move to move, as in play, and
 the searches are reproducible: counting the positions visited, no clock involved, tells how much work the
-larger table saves, and whether it changes the moves.  Writes one row per searched position and table to
-``--out`` (default ``table-size.csv`` beside this script) and prints a summary.
+larger table saves, and whether it changes the moves; each search's wall time, the tables searched side by side
+(one process each), tells whether the saving survives the cost of a larger table.  Writes one row per searched
+position and table to ``--out`` (default ``table-size.csv`` beside this script) and prints a summary.
 """
 
 import argparse
