@@ -1081,10 +1081,10 @@ def _sprt(args: argparse.Namespace) -> int:
         raise _Failure(str(error)) from None
     name = sprt.experiment_name(args.a, args.b, test, openings, args.seed)
     live = sys.stderr.isatty()
-    resumed = [0]  # pairs counted from the store at the start: said once, in the first line
+    resumed = 0  # pairs counted from the store at the start: said once, in the first line
 
     def show(verdict: "sprt.Verdict") -> None:  # after each batch of games (batches grow while under 2 s)
-        if verdict.pairs <= resumed[0] and not verdict.finished:
+        if verdict.pairs <= resumed and not verdict.finished:
             return
         if live:
             print(f"\r\033[K{verdict.line()}", end="", file=sys.stderr, flush=True)
@@ -1097,8 +1097,8 @@ def _sprt(args: argparse.Namespace) -> int:
         if stored:
             before = sprt.stored_verdict(args.a, args.b, test, store, openings, seed=args.seed,
                                          max_pairs=args.max_pairs, check_every=args.check_every, name=name)
-            resumed[0] = before.pairs
-            so_far = f" ({before.line()})" if before.pairs else ""
+            resumed = before.pairs
+            so_far = f" ({before.line()})" if resumed else ""
         count = args.workers or available_cores()
         where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
                  else f"{count} local worker process{'es' if count != 1 else ''}")
