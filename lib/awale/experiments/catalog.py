@@ -187,6 +187,9 @@ __all__ = [
     "BOOK_NODES",
     "CLAIMS",
     "CLAIM_GAMES",
+    "alphabeta_curves",
+    "TIME_VALUE",
+    "time_value",
     "CLAIM_TEST",
     "claims",
 ]
@@ -281,6 +284,9 @@ CURVE_MS = (3, 10, 30, 100)
 #: (``calibrate NAME --replay K``, which prints the budget that matches; ``data/curves/replay.csv``), the side
 #: changed being the one that meets no other opponent at that time, and the pairing played again.  The history
 #: of each refit (the faster MCTS loop of commit a8f3ef3, the games from the openings) is in ``data/README.md``.
+#: Rules-only αβ's budgets at 3, 30 and 100 ms scale its 10 ms budget (fitted on its games) by the nodes that
+#: the calibration positions take at each time (``data/curves/calibration.csv``); its games' replays measure the
+#: times they really took.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000},
     "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000},
@@ -288,7 +294,7 @@ CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700},
     "αβ + evaluation": {3: 6100, 10: 25000, 30: 69000, 100: 220000},
     "champion": {3: 9200, 10: 35000, 30: 120000, 100: 370000},
-    "αβ": {10: 37000},
+    "αβ": {3: 12000, 10: 37000, 30: 110000, 100: 320000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
     "αβ + endgame": {10: 62000},
@@ -553,6 +559,38 @@ def book() -> List[Pairing]:
     return [(champion, parse(champion).replace(book=False).spec)]
 
 
+def alphabeta_curves() -> List[Pairing]:
+    """Rules-only αβ against plain UCT at every time of :data:`CURVE_MS` (calibrated budgets).
+
+    At 10 ms a move the budgets are those of ``claims``; the others scale
+    αβ's 10 ms budget by the nodes that the calibration positions take at
+    each time, so that the claim "rules-only αβ beats UCT" is tested over a
+    factor of 33 in time rather than at one budget.
+    """
+    return [(at_time("αβ", ms), at_time("uct", ms)) for ms in CURVE_MS]
+
+
+#: The searches and times per move (ms) of ``time-value``: each family at twice its budget against itself.
+TIME_VALUE: Tuple[Tuple[str, int], ...] = (
+    ("uct", 3), ("uct", 10), ("uct", 30),
+    ("αβ + evaluation", 3), ("αβ + evaluation", 10), ("αβ + evaluation", 30),
+    ("champion", 30),
+)
+
+
+def time_value() -> List[Pairing]:
+    """Each search of :data:`TIME_VALUE` at twice its calibrated budget against itself: Elo per doubling of time.
+
+    Budgets are iterations or nodes, whose time per move grows about in
+    proportion, so doubling the budget doubles the time; the stored games'
+    times say how nearly.  The score of each pairing gives the Elo that a
+    doubling of time is worth to that search at that time, from which
+    chapter 7 reads what a 10 % difference in time can be worth.
+    """
+    return [(FAMILIES[family].format(n=2 * CURVE_BUDGETS[family][ms]), at_time(family, ms))
+            for family, ms in TIME_VALUE]
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 
@@ -710,6 +748,23 @@ CATALOG["claims"] = Experiment(
     claims,
     CLAIM_GAMES,
     equal_time=True,
+    openings=True,
+)
+
+CATALOG["alphabeta-curves"] = Experiment(
+    "alphabeta-curves",
+    "rules-only αβ (capture difference) vs plain UCT at 3, 10, 30 and 100 ms a move (calibrated budgets)",
+    alphabeta_curves,
+    200,
+    equal_time=True,
+    openings=True,
+)
+CATALOG["time-value"] = Experiment(
+    "time-value",
+    "UCT, evaluated αβ and the champion at twice their budget vs the same at their budget (3, 10, 30 ms a move): "
+    "what a doubling of time is worth in Elo",
+    time_value,
+    200,
     openings=True,
 )
 
