@@ -7,12 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from awale import Game, book
+from awale import Game
+
+from awale.knowledge import book
 from awale.agents import parse
 from awale.cli import main
 from awale.experiments.sprt import standard_openings
-from awale.record import replay
-from awale.rules import Rules
+from awale.core.record import replay
+from awale.core.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Rules(pits_per_side=3, seeds_per_pit=3)

@@ -125,7 +125,7 @@ def test_match_under_a_clock(capsys):
 
 
 def test_match_show_prints_every_position(capsys):
-    from awale.match import play
+    from awale.play.match import play
 
     record = play("random", "greedy(eps=0.5)", seed=4)
     assert main(["match", "random", "greedy(eps=0.5)", "--seed", "4", "--show"]) == 0
@@ -312,7 +312,7 @@ def test_help_imports_no_experiment_nor_dask():
 
 
 def test_book_grow_stops_on_ctrl_c_with_its_state_saved_and_resumes(tmp_path):
-    from awale import book
+    from awale.knowledge import book
 
     args = [sys.executable, "-m", "awale", "book", "grow", "--search", "minimax(depth=6)", "--positions", "100000",
             "--out", "b.json.gz", "--workers", "2", "--save-every", "0"]

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 from awale.cli import main
 from awale.search.alphabeta import AlphaBeta
 
@@ -27,7 +27,7 @@ def _moves(database, board):
     state[: 2 * n] = board
     state[2 * n + 4] = -1
     out = np.empty(n, dtype=np.int64)
-    from awale.rules import legal_actions
+    from awale.core.rules import legal_actions
 
     count = legal_actions(state, np.array(database.rules.params), out)
     result = []

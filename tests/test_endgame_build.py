@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from awale import Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 from awale.cli import main
 
 SMALL = Rules(pits_per_side=3, seeds_per_pit=2)

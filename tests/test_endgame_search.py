@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 from awale.agents import parse
-from awale.rules import seed_rng
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import WIN, AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
 
@@ -173,7 +173,7 @@ def test_bad_databases_are_value_errors(nobody):
         AlphaBeta(ABAPA_SMALL, endgame=nobody)
     with pytest.raises(ValueError, match="the endgame database is for"):
         SearchTree(Game(rules=ABAPA_SMALL), SearchConfig(), seed_rng(1), endgame=nobody)
-    with pytest.raises(ValueError, match="endgame must be an awale.endgame.EndgameDatabase"):
+    with pytest.raises(ValueError, match="endgame must be an awale.knowledge.endgame.EndgameDatabase"):
         AlphaBeta(NOBODY, endgame="endgame15.db")
 
 
@@ -288,7 +288,7 @@ def test_no_database_is_built_under_a_ply_cap(tmp_path, monkeypatch):
 def test_an_agent_finds_its_database_once_per_reset(nobody, tmp_path, monkeypatch, spec):
     """The ``endgame`` option is resolved at the first move after a reset, not looked up at every move."""
     from awale.agents import endgame as option
-    from awale.match import play
+    from awale.play.match import play
 
     path = tmp_path / "small.db"
     nobody.save(str(path))

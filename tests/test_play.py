@@ -1,4 +1,4 @@
-"""Playing in the terminal: what a ply did (awale.record), moves and rules typed by a player, game files, and
+"""Playing in the terminal: what a ply did (awale.core.record), moves and rules typed by a player, game files, and
 the real commands ``python -m awale play`` and ``replay`` driven by scripted input."""
 
 import json
@@ -12,12 +12,12 @@ import pytest
 
 from awale import Game, Rules
 from awale.agents import parse
-from awale.match import play as match
-from awale.gamefile import load_game, save_game
-from awale.render import board_text
-from awale.rules import rules_from_text
-from awale.session import DEFAULT_AGENT, estimate, parse_move
-from awale.record import describe, ending, margin_text, replay
+from awale.play.match import play as match
+from awale.core.gamefile import load_game, save_game
+from awale.core.render import board_text
+from awale.core.rules import rules_from_text
+from awale.play.session import DEFAULT_AGENT, estimate, parse_move
+from awale.core.record import describe, ending, margin_text, replay
 from conftest import awale
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -325,9 +325,9 @@ def test_the_default_opponent_is_the_timed_champion():
 
 
 def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_path, monkeypatch):
-    from awale import endgame
+    from awale.knowledge import endgame
     from awale.agents.endgame import built_database_path
-    from awale.play import default_opponent
+    from awale.play.terminal import default_opponent
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
     small = Rules(pits_per_side=3, seeds_per_pit=2)

@@ -14,7 +14,7 @@ from awale.cli import main
 from awale.experiments import Store, run, verify
 from awale.experiments import sprt
 from awale.experiments.sprt import SPRT, estimate, llr, logistic_score, pentanomial, trinomial
-from awale.match import play
+from awale.play.match import play
 
 OPENINGS = str(sprt.OPENINGS_FILE)
 

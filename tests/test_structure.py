@@ -1,6 +1,7 @@
-"""The shape of the code: compiled kernels take named structures, no module reaches into another's private names
-(the library's, and the benchmarks' and tools' into the library's), and test modules share helpers through
-``tests/conftest.py``, never by importing one another (docs/authoring.rst, README "The engine")."""
+"""The shape of the code: the library's folders are its tiers and no import goes up a tier, compiled kernels take
+named structures, no module reaches into another's private names (the library's, and the benchmarks' and tools'
+into the library's), and test modules share helpers through ``tests/conftest.py``, never by importing one another
+(docs/authoring.rst, README "The engine" and "Layout of the library")."""
 
 import ast
 import re
@@ -85,3 +86,83 @@ def test_no_test_module_imports_another():
                 [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
             found += [f"{path.name}:{node.lineno} {name}" for name in names if name and name.split(".")[0] in modules]
     assert not found, "test modules imported by other modules (move the helpers to conftest.py): " + ", ".join(found)
+
+
+#: The library's tiers, lowest first: a module may import its own tier and the tiers below, never one above.
+#: ``experiments`` and ``offline`` stand side by side (neither imports the other); the package's ``__init__``
+#: (the top-level names, loaded on first use, and ``DEFAULT_AGENT``) may be imported from anywhere.
+TIERS = {"core": 0, "knowledge": 1, "search": 2, "agents": 3, "play": 4, "experiments": 5, "offline": 5,
+         "cli": 6, "__main__": 7}
+
+#: Imports that still go up a tier, each named: the opening book's builder searches with an agent from within
+#: knowledge/book.py, until the builder moves to the offline tier.
+KNOWN_UPWARD = {("knowledge/book.py", "awale.agents"), ("knowledge/book.py", "awale.agents.minimax"),
+                ("knowledge/book.py", "awale.search.alphabeta")}
+
+
+def _tier(module: str) -> str:
+    """The tier of a dotted module name under ``awale`` (``''`` for the package's ``__init__``)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def _imported(path: Path, library: Path = LIBRARY) -> set:
+    """The library's modules that ``path`` imports, anywhere in it (function-local imports too), by dotted name;
+    ``from . import name`` counts as an import of the module ``name`` when there is one, else of the package."""
+    parts = list(path.relative_to(library.parent).with_suffix("").parts)
+    package = parts[:-1]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package[:len(package) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names = [target]
+            if not node.module or not node.level:
+                folder = library.parent.joinpath(*target.split("."))
+                names = [f"{target}.{alias.name}" if (folder / f"{alias.name}.py").exists()
+                         or (folder / alias.name).is_dir() else target for alias in node.names]
+            found |= {name for name in names if name.split(".")[0] == "awale"}
+        elif isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names if alias.name.split(".")[0] == "awale"}
+    return found
+
+
+def test_the_folders_are_the_tiers():
+    folders = {path.name for path in LIBRARY.iterdir() if path.is_dir() and path.name != "__pycache__"}
+    assert folders <= set(TIERS), f"folders that are not tiers: {sorted(folders - set(TIERS))}"
+    flat = {path.stem for path in LIBRARY.glob("*.py")} - {"__init__"}
+    assert flat <= set(TIERS), f"modules outside the tiers' folders: {sorted(flat - set(TIERS))}"
+
+
+def test_no_import_goes_up_a_tier():
+    upward, known = [], set()
+    for path in _modules():
+        name = path.relative_to(LIBRARY).as_posix()
+        tier = _tier(".".join(["awale"] + list(path.relative_to(LIBRARY).with_suffix("").parts)))
+        if tier == "__init__":
+            continue
+        for module in sorted(_imported(path)):
+            other = _tier(module)
+            if other in ("", "__init__") or other == tier:
+                continue
+            assert other in TIERS, f"{name} imports {module}, outside the tiers"
+            if TIERS[other] > TIERS[tier] or (TIERS[other] == TIERS[tier] and other != tier):
+                if (name, module) in KNOWN_UPWARD:
+                    known.add((name, module))
+                else:
+                    upward.append(f"{name} -> {module}")
+    assert not upward, "imports that go up (or across) a tier: " + ", ".join(upward)
+    assert known == KNOWN_UPWARD, f"KNOWN_UPWARD names imports that are gone: {sorted(KNOWN_UPWARD - known)}"
+
+
+def test_the_tier_test_sees_an_upward_import(tmp_path):
+    """The check above can fail: a function-local import of an agent from the core tier is seen as one."""
+    core = tmp_path / "awale" / "core"
+    (tmp_path / "awale" / "agents").mkdir(parents=True)
+    core.mkdir()
+    (core / "rules.py").write_text("from . import game\nfrom .. import DEFAULT\n\ndef f():\n    from ..agents import parse\n")
+    (core / "game.py").write_text("")
+    assert _imported(core / "rules.py", tmp_path / "awale") == {"awale.core.game", "awale", "awale.agents"}

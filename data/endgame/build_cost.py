@@ -1,7 +1,7 @@
 """Measure the layered build: ``python data/endgame/build_cost.py --seeds 20 --db PATH``.
 
 Builds the Abapa database of ``--seeds`` seeds into ``--db`` with
-:func:`awale.endgame.build_file` (resuming it if a build was stopped) and
+:func:`awale.knowledge.endgame.build_file` (resuming it if a build was stopped) and
 writes ``build-cost.csv`` beside this script: one row per layer ``S``, which
 is also the cost of a database of ``S`` seeds, since a build to ``S`` seeds
 is exactly layers 0 to ``S``.  Columns:
@@ -23,7 +23,7 @@ is exactly layers 0 to ``S``.  Columns:
   file and the new rows' times (and peaks) continue from its last one;
 * ``deepest_plies``, ``deepest_margin``, ``deepest_index``,
   ``deepest_value``, ``deepest_positions``: the layer's slowest decision
-  (:class:`awale.endgame.Deepest`: the most plies of quiet play before a
+  (:class:`awale.knowledge.endgame.Deepest`: the most plies of quiet play before a
   capture decides a position's value, the margin, a position with its value,
   and how many positions share that depth; empty for the empty board).
 
@@ -42,7 +42,7 @@ import time
 import numpy as np
 
 from awale import Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

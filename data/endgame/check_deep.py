@@ -4,7 +4,7 @@ Writes ``check-deep.csv`` beside this script, one row per layer: positions,
 whether the layer's values match their SHA-256 in the header, positions that
 break the minimax recurrence (every position, its moves generated afresh),
 and random live positions of the layer compared with the exact search of the
-database's own game (:func:`awale.endgame.search_check`): agreeing,
+database's own game (:func:`awale.knowledge.endgame.search_check`): agreeing,
 disagreeing, and undecided within the node budget.  The search budget is
 spent in rounds of 100 positions until ``--sample`` positions were drawn or
 ``--seconds`` passed for the layer (deep layers leave most searches
@@ -16,7 +16,7 @@ import csv
 import os
 import time
 
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

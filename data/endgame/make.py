@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from awale import Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 from awale.search.alphabeta import AlphaBeta
 
 HERE = os.path.dirname(os.path.abspath(__file__))

@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from awale import Game, Rules
-from awale import endgame
-from awale.rules import seed_rng
+from awale.knowledge import endgame
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
 

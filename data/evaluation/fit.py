@@ -1,4 +1,4 @@
-"""Fit the weights of awale.evaluation on stored games: ``python data/evaluation/fit.py``.
+"""Fit the weights of awale.knowledge.evaluation on stored games: ``python data/evaluation/fit.py``.
 
 Positions are taken from the games of the experiments in ``EXPERIMENTS`` in
 ``data/experiments.sqlite`` whose two agents are both searches (games with a
@@ -11,7 +11,7 @@ fitted on the other positions by logistic regression (Newton's method with a
 light L2 penalty) and judged on the held-out games, against two baselines:
 the constant model and a model of the capture difference alone.  Writes
 
-* ``lib/awale/evaluation.json``: the weights and how they were obtained;
+* ``lib/awale/knowledge/evaluation.json``: the weights and how they were obtained;
 * ``fit.json`` beside this script: the held-out log-loss and accuracy of the
   three models, overall and by seeds left in play.
 
@@ -25,14 +25,14 @@ search, so also on the games of the sequential tests of the champion, which the
 selection above predates: two million positions instead of 0.75 million, from
 the games stored by ``TEXEL_UNTIL`` (so that later games leave the fit as it is).  It writes
 
-* ``lib/awale/evaluation-texel.json``: the weights (``champion(weights='texel')``);
+* ``lib/awale/knowledge/evaluation-texel.json``: the weights (``champion(weights='texel')``);
 * ``texel.json`` beside this script: held-out log-loss and accuracy of those
   weights and of the committed game-fitted weights on the same held-out games
   (some of which the game-fitted weights were fitted on: the comparison favours them).
 
 With ``--texel --timing`` the same positions are fitted with the kroos' timing
-(``awale.evaluation.TIMING_FEATURES``) after the nine features, into
-``lib/awale/evaluation-kroo.json`` (``champion(weights='kroo')``) and
+(``awale.knowledge.evaluation.TIMING_FEATURES``) after the nine features, into
+``lib/awale/knowledge/evaluation-kroo.json`` (``champion(weights='kroo')``) and
 ``kroo.json``, which compares them with the committed Texel weights on the same
 held-out games, and gives the held-out log-loss of the ten variants among which
 the definition was chosen (:data:`KROO_VARIANTS`: piles of 11 seeds or 12, a
@@ -54,7 +54,7 @@ import numpy as np
 import pandas as pd
 
 from awale import Game
-from awale.evaluation import ALL_FEATURES, FEATURES, WEIGHTS, WEIGHTS_PATH, features, kroo_timing
+from awale.knowledge.evaluation import ALL_FEATURES, FEATURES, WEIGHTS, WEIGHTS_PATH, features, kroo_timing
 from awale.experiments import load
 from awale.experiments.store import decode_moves, rules_from_text
 

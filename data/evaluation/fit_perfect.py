@@ -1,6 +1,6 @@
 """Fit the evaluation to the endgame database: ``python data/evaluation/fit_perfect.py --db endgame25.db``.
 
-Targets from perfect play: the evaluation of ``awale.evaluation`` has the
+Targets from perfect play: the evaluation of ``awale.knowledge.evaluation`` has the
 same features and form as ``fit.py``'s, but its targets are exact.  Positions are drawn uniformly from each
 layer of ``LOW`` to ``--seeds`` seeds of the database (the board, the player to move first), ``--per-layer``
 a layer.  A board does not say who leads, so each is given the captures of a game: the mover's lead in
@@ -9,12 +9,12 @@ captured seeds is drawn from the leads of the positions with as many seeds on th
 to the end; a cycle splits the seeds left equally), as ``truth.py`` defines it: 1 a win, ½ a draw, 0 a loss.
 
 A fifth of the drawn positions (seeded) is held out.  The weights are fitted by ``fit.py``'s logistic
-regression and judged, beside the game-fitted evaluation (``lib/awale/evaluation.json``) and ``fit.py``'s two
+regression and judged, beside the game-fitted evaluation (``lib/awale/knowledge/evaluation.json``) and ``fit.py``'s two
 baselines, on the held-out positions and on every distinct position with ``LOW`` to ``--seeds`` seeds of the
 ``knowledge`` experiment's games (which neither fit reads), each judged by the database.  Writes
 
-* ``lib/awale/evaluation-perfect.json``: the weights and how they were obtained (read with
-  ``awale.evaluation.load_evaluation(path)``);
+* ``lib/awale/knowledge/evaluation-perfect.json``: the weights and how they were obtained (read with
+  ``awale.knowledge.evaluation.load_evaluation(path)``);
 * ``perfect.csv`` beside this script: ``source``, ``seeds``, ``model``, ``positions``, ``decisive``,
   ``log_loss``, ``brier``, ``accuracy`` (as ``truth.py`` writes them).
 """
@@ -30,8 +30,8 @@ import time
 import numpy as np
 
 from awale import Game
-from awale import endgame as eg
-from awale.evaluation import FEATURES, WEIGHTS_PATH, features, load_evaluation
+from awale.knowledge import endgame as eg
+from awale.knowledge.evaluation import FEATURES, WEIGHTS_PATH, features, load_evaluation
 from awale.experiments import load
 from awale.experiments.store import decode_moves, rules_from_text
 

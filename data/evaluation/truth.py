@@ -1,6 +1,6 @@
 """The evaluation judged where the truth is known: ``python data/evaluation/truth.py``.
 
-The fitted evaluation (``lib/awale/evaluation.json``, made by ``fit.py``) predicts the result of a
+The fitted evaluation (``lib/awale/knowledge/evaluation.json``, made by ``fit.py``) predicts the result of a
 position from games of this library's agents.  Here it is judged on positions it was not fitted on,
 from two other sources, whose exact result is known because they have at most ``SEEDS`` seeds on the
 board and the endgame database of that many seeds holds them:
@@ -30,7 +30,7 @@ import numpy as np
 
 from awale import Game, Rules
 from awale.agents.endgame import endgame_database
-from awale.evaluation import FEATURES, features, load_evaluation
+from awale.knowledge.evaluation import FEATURES, features, load_evaluation
 from awale.experiments import load
 from awale.experiments.store import decode_moves, rules_from_text
 

@@ -23,7 +23,7 @@ from awale import Game
 from awale.agents import parse
 from awale.experiments import ledger
 from awale.experiments.store import decode_moves, rules_from_text
-from awale.match import warm_up
+from awale.play.match import warm_up
 
 from searched_moves import classifier
 

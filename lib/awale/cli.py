@@ -50,7 +50,7 @@ import importlib
 from types import ModuleType
 
 from . import DEFAULT_AGENT
-from ._guard import available_cores
+from .core._guard import available_cores
 
 __all__ = ["main", "build_parser"]
 
@@ -71,8 +71,8 @@ ex: Any = _OnFirstUse("awale.experiments")
 
 
 def play(*args: Any, **kwargs: Any) -> Any:
-    """:func:`awale.match.play`, imported when first called."""
-    from .match import play as match_play
+    """:func:`awale.play.match.play`, imported when first called."""
+    from .play.match import play as match_play
 
     return match_play(*args, **kwargs)
 
@@ -115,7 +115,7 @@ def _integer(minimum: int, what: str, maximum: Optional[int] = None, why: str = 
 
 
 def _clock(text: str) -> Any:
-    from .clock import Clock
+    from .core.clock import Clock
 
     try:
         return Clock.parse(text)
@@ -346,7 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_play(commands: Any) -> None:
-    """The subcommands ``play`` and ``replay`` (awale.play)."""
+    """The subcommands ``play`` and ``replay`` (awale.play.terminal)."""
     game = commands.add_parser(
         "play",
         help="play a game against an agent in the terminal",
@@ -379,7 +379,7 @@ def _add_colour(parser: argparse.ArgumentParser) -> None:
 
 
 def _rules(text: str) -> Any:
-    from .rules import rules_from_text
+    from .core.rules import rules_from_text
 
     try:
         return rules_from_text(text)
@@ -630,8 +630,8 @@ def _write_csv(path: Optional[str], rows: List[Dict[str, object]]) -> None:
 
 
 def _match(args: argparse.Namespace) -> int:
-    from .game import Game
-    from .render import pit_label
+    from .core.game import Game
+    from .core.render import pit_label
 
     record = play(args.south, args.north, seed=args.seed, clock=args.clock)
     print(f"South: {record.south}\nNorth: {record.north}\nseed {record.seed}")
@@ -655,7 +655,7 @@ def _match(args: argparse.Namespace) -> int:
 
 
 def _play(args: argparse.Namespace) -> int:
-    from .play import default_opponent, play_terminal
+    from .play.terminal import default_opponent, play_terminal
 
     agent = args.agent
     if agent is None:
@@ -668,7 +668,7 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _replay(args: argparse.Namespace) -> int:
-    from .play import replay_terminal
+    from .play.terminal import replay_terminal
 
     return replay_terminal(args.file, colour=args.color)
 
@@ -700,11 +700,11 @@ def _is_number(text: str) -> bool:
 
 
 def _add_endgame(commands: Any) -> None:
-    """The ``endgame build | check`` commands (awale.endgame)."""
+    """The ``endgame build | check`` commands (awale.knowledge.endgame)."""
     endgame = commands.add_parser(
         "endgame",
         help="build or check an endgame database (retrograde analysis)",
-        description="Exact values of every position with few seeds on the board (awale.endgame).",
+        description="Exact values of every position with few seeds on the board (awale.knowledge.endgame).",
     )
     actions = endgame.add_subparsers(dest="action", metavar="ACTION", required=True)
     building = actions.add_parser(
@@ -773,14 +773,14 @@ def _add_endgame(commands: Any) -> None:
 
 
 def _add_book(commands: Any) -> None:
-    """The ``book build`` and ``book grow`` commands (awale.book)."""
-    from .book import DEFAULT_BATCH, DEFAULT_SEARCH, DEFAULT_WEIGHT, MAX_BATCH, MAX_POSITIONS, SAVE_SECONDS
+    """The ``book build`` and ``book grow`` commands (awale.knowledge.book)."""
+    from .knowledge.book import DEFAULT_BATCH, DEFAULT_SEARCH, DEFAULT_WEIGHT, MAX_BATCH, MAX_POSITIONS, SAVE_SECONDS
 
     book = commands.add_parser(
         "book",
         help="build or grow an opening book with a search",
         description="Opening books: the move of a search in every position of the first plies (build), or in the "
-        "positions chosen by drop-out expansion (grow) (awale.book).",
+        "positions chosen by drop-out expansion (grow) (awale.knowledge.book).",
     )
     actions = book.add_subparsers(dest="action", metavar="ACTION", required=True)
     building = actions.add_parser(
@@ -833,7 +833,7 @@ def _book_build(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from . import book
+    from .knowledge import book
 
     if args.plies > book.MAX_PLIES:
         raise ValueError(f"--plies must be at most {book.MAX_PLIES}, got {args.plies}")
@@ -863,7 +863,7 @@ def _book_grow(args: argparse.Namespace) -> int:
 
     from tqdm.auto import tqdm
 
-    from . import book
+    from .knowledge import book
 
     growth = book.Growth(args.search, args.weight, args.batch)
     state = args.state or f"{args.out}.state"
@@ -926,9 +926,9 @@ def _progress(label: str) -> Callable[[int, int, str], None]:
 def _endgame_build(args: argparse.Namespace) -> int:
     import time
 
-    from . import endgame
+    from .knowledge import endgame
     from .agents.endgame import built_database_path
-    from .rules import Rules
+    from .core.rules import Rules
 
     rules = Rules(pits_per_side=args.pits, seeds_per_pit=args.seeds_per_pit)
     endgame.check_build(rules, args.seeds, args.memory * 2**20)
@@ -954,7 +954,7 @@ def _endgame_build(args: argparse.Namespace) -> int:
 def _endgame_check(args: argparse.Namespace) -> int:
     import collections
 
-    from . import endgame
+    from .knowledge import endgame
     from .search.alphabeta import AlphaBeta
 
     database = endgame.load(args.path)
@@ -1030,7 +1030,7 @@ def _add_sprt(commands: Any) -> None:
                       help="the chance of accepting H0 when H1 holds (default 0.05)")
     test.add_argument("--openings", metavar="FILE",
                       help="the openings, one line of moves (digits) each (default: the library's 708 balanced "
-                           "openings, awale/openings.txt)")
+                           "openings, awale/knowledge/openings.txt)")
     test.add_argument("--max-pairs", type=_integer(1, "--max-pairs", 500_000), default=50_000, metavar="N",
                       help="stop there without a decision: inconclusive (default 50000)")
     test.add_argument("--check-every", type=_integer(1, "--check-every", 10_000), default=8, metavar="P",

@@ -2,7 +2,7 @@
 
 ``minimax(depth=4, endgame='endgame15.db')`` or ``uct(iterations=1000,
 endgame='endgame15.db')``: in a position with no more seeds on the board than
-the database (:mod:`awale.endgame`) holds, the agent plays a move with the
+the database (:mod:`awale.knowledge.endgame`) holds, the agent plays a move with the
 best exact value instead of searching (the first such move, by action).  By
 the captures question of the thesis's chapter 6, such a move also has the best
 win/draw/loss result, whatever the seeds already captured (up to the
@@ -19,7 +19,7 @@ line on stderr says how long it should take and how much disk it needs)
 and kept in the cache directory (``$AWALE_CACHE``, else
 ``~/.cache/awale``), one file per machine that every process maps and
 shares.  A deep database is built layer by layer into the cache
-(:func:`awale.endgame.build_file`): a build that was stopped resumes where it
+(:func:`awale.knowledge.endgame.build_file`): a build that was stopped resumes where it
 was, and one that the disk or the memory cannot hold is refused at once.  The database is a pure
 function of the rules and the seeds, so games played with such a spec replay
 on any machine, as the experiments need.  (A file named by digits alone is
@@ -43,12 +43,12 @@ try:
 except ImportError:  # not POSIX: concurrent first uses may each build the database (the last save wins)
     fcntl = None  # type: ignore[assignment]
 
-from ..game import Game
-from ..rules import Rules, rules_to_text
+from ..core.game import Game
+from ..core.rules import Rules, rules_to_text
 from .base import Param
 
 if TYPE_CHECKING:
-    from ..endgame import EndgameDatabase
+    from ..knowledge.endgame import EndgameDatabase
 
 __all__ = [
     "EndgameOption", "endgame_param", "endgame_database", "endgame_action", "cache_directory", "built_database_path",
@@ -83,7 +83,7 @@ class _EndgameParam(Param):
         if value == "":
             raise ValueError(f"{agent}: endgame must be a database file or a number of seeds, got ''")
         if _names_seeds(value):
-            from ..endgame import MAX_SEEDS  # a database's own limit (values fit a byte)
+            from ..knowledge.endgame import MAX_SEEDS  # a database's own limit (values fit a byte)
 
             if len(value) > 1 and value.startswith("0"):
                 raise ValueError(f"{agent}: endgame={value!r}: write the number of seeds without leading zeros")
@@ -107,7 +107,7 @@ def cache_directory() -> Path:
 
 def built_database_path(seeds: int, rules: Rules) -> Path:
     """The file of the cached database of ``seeds`` seeds for ``rules`` (named by the format and the rules)."""
-    from ..endgame import VALUES_VERSION
+    from ..knowledge.endgame import VALUES_VERSION
 
     return cache_directory() / f"endgame-v{VALUES_VERSION}-{_digest(rules)}-{seeds}.db"
 
@@ -115,7 +115,7 @@ def built_database_path(seeds: int, rules: Rules) -> Path:
 def whole_built_database(seeds: int, rules: Rules) -> Optional[Path]:
     """The cached database of ``seeds`` seeds for ``rules`` if it is built whole (its header reads and names
     them; a build stopped halfway does not count), else None.  Nothing is built, and the values are not read."""
-    from .. import endgame
+    from ..knowledge import endgame
 
     path = built_database_path(seeds, rules)
     try:
@@ -151,7 +151,7 @@ def build_plan(seeds: int, rules: Rules) -> str:
         ValueError: bad seeds or rules, or (in one line) not enough free disk
             in the cache or memory for the build.
     """
-    from .. import endgame
+    from ..knowledge import endgame
 
     endgame.check_build(rules, seeds, BUILD_MEMORY)
     n = rules.pits_per_side
@@ -182,7 +182,7 @@ def _built(seeds: int, rules: Rules) -> str:
     Once a process has found the file whole it only checks that it is still there:
     agents ask for their database again after every reset, at the start of each game.
     """
-    from .. import endgame
+    from ..knowledge import endgame
 
     endgame.check_build(rules, seeds, BUILD_MEMORY)
     path = built_database_path(seeds, rules)
@@ -223,7 +223,7 @@ def endgame_database(path: Optional[str], rules: Rules) -> Optional["EndgameData
     """
     if path is None:
         return None
-    from .. import endgame  # imported when used: the agents without the option never load it
+    from ..knowledge import endgame  # imported when used: the agents without the option never load it
 
     if _names_seeds(path):
         if rules.max_plies is not None:

@@ -12,10 +12,10 @@ from typing import List, Optional, Union
 
 import numpy as np
 
-from ..engine import game_arrays
-from ..evaluation import load_evaluation
-from ..game import Game
-from ..rules import random_playouts, seed_rng
+from ..core.engine import game_arrays
+from ..knowledge.evaluation import load_evaluation
+from ..core.game import Game
+from ..core.rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
 from ..search.parallel import SCHEMES, RootForest, check_parallel, resolve_threads, search_tree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param

@@ -120,7 +120,7 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 from ..agents import parse
 from ..agents.opening import split_opening
-from ..rules import Rules
+from ..core.rules import Rules
 from ..search.parallel import SCHEMES
 from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys

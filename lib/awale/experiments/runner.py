@@ -1,7 +1,7 @@
 """Play the games of an experiment, on one core or a Dask cluster, into a store.
 
 An experiment is a list of game keys :class:`GameKey` ``(south, north, seed,
-rules)``.  A game is a pure function of its key (:func:`awale.match.play` is
+rules)``.  A game is a pure function of its key (:func:`awale.play.match.play` is
 reproducible from its agents, rules and seed), so the same keys give the same
 games bit for bit, whatever the order, the batching or the machine that
 plays them.  :func:`run` plays exactly the keys not yet in the store.
@@ -80,10 +80,10 @@ from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequenc
 
 import numpy as np
 
-from .._guard import available_cores
+from ..core._guard import available_cores
 from ..agents import canonical_spec, parse
-from ..match import MatchRecord, play
-from ..rules import Rules, as_rules, rules_from_text, rules_to_text
+from ..play.match import MatchRecord, play
+from ..core.rules import Rules, as_rules, rules_from_text, rules_to_text
 from .store import CLAIM_SECONDS, Store, StoreError, StoredKey, claimant
 
 __all__ = [
@@ -143,7 +143,7 @@ class GameKey:
 
     The specs are stored in canonical form (``str(parse(spec))``), so
     ``GameKey("greedy(eps=0.0)", ...)`` and ``GameKey("greedy", ...)`` are
-    the same key.  Note that :func:`awale.match.play` replaces the agents'
+    the same key.  Note that :func:`awale.play.match.play` replaces the agents'
     own ``seed`` parameters with ones derived from the match seed, so specs
     differing only by their ``seed`` play the same games under different keys.
 

@@ -77,8 +77,8 @@ from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequ
 
 import numpy as np
 
-from ..game import Game
-from ..rules import Rules, as_rules
+from ..core.game import Game
+from ..core.rules import Rules, as_rules
 from .runner import GameKey, canonical_spec, cluster, derive_seed, local_workers, run
 from .store import Store
 from .stats import ELO_PER_NATURAL_UNIT
@@ -527,7 +527,7 @@ def load_openings(path: Union[str, os.PathLike], rules: Optional[Rules] = None) 
 
 #: The balanced openings shipped with the library (made by ``data/strength/openings.py``): 708 lines of 4
 #: plies whose positions evaluated αβ judges between about 40 % and 60 % for South.
-OPENINGS_FILE = pathlib.Path(__file__).resolve().parent.parent / "openings.txt"
+OPENINGS_FILE = pathlib.Path(__file__).resolve().parent.parent / "knowledge" / "openings.txt"
 
 
 @functools.lru_cache(maxsize=1)

@@ -6,7 +6,7 @@ One kernel family serves the one-thread search (:class:`awale.search.mcts.Search
 * plain (``shared=0``, one thread): entries are updated by ordinary stores, and a node's visit is counted when
   its reward is backed up;
 * shared (``shared=1``, a tree other threads grow at the same time): entries are updated by atomic instructions
-  (:mod:`awale._atomic`), a move is taken and a node published by compare-and-swap, and a visit is
+  (:mod:`awale.core._atomic`), a move is taken and a node published by compare-and-swap, and a visit is
   counted on the way down (the *virtual loss* of tree parallelisation), the backup then adding only the reward.
 
 The kernels take four named structures, never long argument lists: the :class:`Tree` (its arrays, the node
@@ -14,7 +14,7 @@ counter and the stop flag), the :class:`Root` (the position searched), the :clas
 :class:`Work` arrays (including its random state).  The tree layout is described in :mod:`awale.search.mcts`.
 
 The hot kernels (the descent, the selection, the playouts, the backup, and the loop of whole iterations,
-:func:`_iterations`) are compiled with ``allocates=False`` (:func:`awale._jit.jit`): they create no arrays
+:func:`_iterations`) are compiled with ``allocates=False`` (:func:`awale.core._jit.jit`): they create no arrays
 and count no references.  Only the rare iteration whose repetition history outgrows the work arrays is
 finished by :func:`iterate`, which grows them.  The selection is inlined into the descent: passing the
 tree's arrays to an out-of-line kernel at every level of every descent cost about 10 % of the iterations
@@ -28,13 +28,13 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import jit
-from ..endgame import UNCOVERED, probe
-from ..engine import (
+from ..core._jit import jit
+from ..knowledge.endgame import UNCOVERED, probe
+from ..core.engine import (
     DRAW, NORTH, ONGOING, R_GRAND_SLAM, SOUTH, advance, below, capture, copy_history, grown, legal_actions, sow,
 )
-from ..evaluation import logit
-from .._atomic import atomic_add, atomic_cas, atomic_load, relax
+from ..knowledge.evaluation import logit
+from ..core._atomic import atomic_add, atomic_cas, atomic_load, relax
 
 __all__ = [
     "Tree", "Root", "Options", "Work",
@@ -92,7 +92,7 @@ class Tree(NamedTuple):
 
 
 class Root(NamedTuple):
-    """The position searched: its state, repetition history and rules (:mod:`awale.engine`)."""
+    """The position searched: its state, repetition history and rules (:mod:`awale.core.engine`)."""
 
     state: np.ndarray
     keys: np.ndarray
@@ -107,7 +107,7 @@ class Options(NamedTuple):
     Attributes:
         cfg: the configuration vector, indexed by ``C``, ``TREE_POLICY``, ... (``WEIGHTS`` onwards: the
             evaluation's weights).
-        endgame: the endgame database's probe tables (:func:`awale.endgame.probe_tables`).
+        endgame: the endgame database's probe tables (:func:`awale.knowledge.endgame.probe_tables`).
         shared: 1 when other threads grow the tree at the same time (atomic updates, virtual loss), else 0.
     """
 
@@ -125,7 +125,7 @@ class Work(NamedTuple):
         path: the nodes of the descent; ``legal``: the legal moves at each (shared trees only).
         played: the moves of the iteration, ``player * n + action``; ``seen``: their bit masks (RAVE).
         scratch: room for the heavy playouts' weights.
-        eval_work, eval_moves, eval_row: the evaluation's work space (:func:`awale.evaluation.logit`).
+        eval_work, eval_moves, eval_row: the evaluation's work space (:func:`awale.knowledge.evaluation.logit`).
         rng: the thread's random state.
     """
 

@@ -9,7 +9,7 @@ visit count, a sum of rewards and, for the solver, bounds on its exact result.
 Positions are not stored: each iteration replays the actions from the root,
 which is cheap next to a playout, and keeps the repetition history exact.
 
-With an endgame database (:mod:`awale.endgame`), a playout stops as soon as
+With an endgame database (:mod:`awale.knowledge.endgame`), a playout stops as soon as
 it reaches a position with at most the database's seeds on the board, and so
 does an iteration whose new node is one: the reward is the exact result the
 database gives (the sign of the captured lead plus the database's value), and
@@ -45,11 +45,11 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .._guard import Chunks, available_memory
-from ..endgame import EndgameDatabase, probe_tables
-from ..evaluation import N_FEATURES, checked_weights
-from ..engine import game_arrays
-from ..game import Game
+from ..core._guard import Chunks, available_memory
+from ..knowledge.endgame import EndgameDatabase, probe_tables
+from ..knowledge.evaluation import N_FEATURES, checked_weights
+from ..core.engine import game_arrays
+from ..core.game import Game
 from .loop import (
     ACTION, DRAWN, FIRST, LOST, LOWER, NEXT, RANDOM_TREE, RESULT_NAMES, RESULTS, UCB, UPPER, VISITS, WON, Options, Root,
     Tree, compact, iterate, negated,
@@ -91,7 +91,7 @@ class SearchConfig:
             never select a child that cannot beat what its parent already
             secures; play proven wins and avoid proven losses.
         evaluation: the nine weights of a fitted evaluation
-            (:class:`awale.evaluation.Evaluation` of :data:`awale.evaluation.FEATURES`; the kernels do not compute
+            (:class:`awale.knowledge.evaluation.Evaluation` of :data:`awale.knowledge.evaluation.FEATURES`; the kernels do not compute
             the kroos' timing), or empty for none.  With
             weights, a leaf is scored by the evaluation's win probability
             for the player to move, after ``cutoff`` random plies (0: at once,
@@ -218,7 +218,7 @@ class SearchTree:
     Args:
         game: the root position (not finished).
         config: the options of the search.
-        rng: the kernels' random state (:func:`awale.rules.seed_rng`); it is
+        rng: the kernels' random state (:func:`awale.core.rules.seed_rng`); it is
             advanced in place, so one generator can serve a whole match.
         capacity: nodes to allocate; one iteration adds at most one node.
         endgame: an endgame database for the game's rules, whose positions end

@@ -61,11 +61,11 @@ from typing import Callable, Dict, Iterable, Iterator, List, NamedTuple, Optiona
 
 import numpy as np
 
-from ._jit import jit, prange, set_threads
-from ._atomic import atomic_add, atomic_cas
-from .game import Game
-from .engine import ONGOING, R_FEED, capture, legal_actions, sow
-from .rules import Rules, as_rules
+from ..core._jit import jit, prange, set_threads
+from ..core._atomic import atomic_add, atomic_cas
+from ..core.game import Game
+from ..core.engine import ONGOING, R_FEED, capture, legal_actions, sow
+from ..core.rules import Rules, as_rules
 
 __all__ = [
     "UNCOVERED",
@@ -937,7 +937,7 @@ def probe_tables(database: Optional[EndgameDatabase], rules: Rules) -> Tuple[int
         values.flags.writeable = False
         return -1, values, np.zeros((1, 1), dtype=np.int64), np.zeros(1, dtype=np.int64)
     if not isinstance(database, EndgameDatabase):
-        raise ValueError(f"endgame must be an awale.endgame.EndgameDatabase or None, got {database!r}")
+        raise ValueError(f"endgame must be an awale.knowledge.endgame.EndgameDatabase or None, got {database!r}")
     if not database.compatible(rules):
         raise ValueError(f"the endgame database is for {database.rules}, the search for {rules}")
     values = np.asarray(database.values).view()

@@ -92,8 +92,8 @@ from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, M
                     Set, Tuple)
 
 if TYPE_CHECKING:  # imported where used: the command line's --help reads this module's defaults without numba
-    from .game import Game
-    from .rules import Rules
+    from ..core.game import Game
+    from ..core.rules import Rules
 
 __all__ = [
     "Book", "build", "load", "position_key", "FORMAT", "READABLE_FORMATS", "MAX_PLIES", "FULL_WIDTH",
@@ -247,9 +247,9 @@ def build(
     Raises:
         ValueError: a bad spec or depth.
     """
-    from .agents import canonical_spec, parse
-    from .game import Game
-    from .rules import as_rules
+    from ..agents import canonical_spec, parse
+    from ..core.game import Game
+    from ..core.rules import as_rules
 
     spec = canonical_spec(agent)  # a bad spec fails here, before any search
     if isinstance(plies, bool) or not isinstance(plies, int) or not 1 <= plies <= MAX_PLIES:
@@ -285,7 +285,7 @@ def load(path: "str | os.PathLike") -> Book:
         ValueError: the file is not a book of a format this library reads, or its moves do not match its checksum.
         OSError: it cannot be read.
     """
-    from .rules import Rules
+    from ..core.rules import Rules
 
     data = _read_json(path, "an opening book")
     try:
@@ -329,8 +329,8 @@ def _search_of(spec: str) -> Tuple[str, _Search]:
     Raises:
         ValueError: another agent, a time or node budget, time management, an endgame database or a seed.
     """
-    from .agents import parse
-    from .agents.minimax import Minimax
+    from ..agents import parse
+    from ..agents.minimax import Minimax
 
     agent = parse(spec)
     example = f"give a minimax spec with a depth, such as {DEFAULT_SEARCH!r}"
@@ -368,7 +368,7 @@ class Growth:
     rules: "Rules" = None  # type: ignore[assignment]  # set to Rules() by __post_init__
 
     def __post_init__(self) -> None:
-        from .rules import as_rules
+        from ..core.rules import as_rules
 
         object.__setattr__(self, "rules", as_rules(self.rules))
         object.__setattr__(self, "search", _search_of(self.search)[0])
@@ -748,7 +748,7 @@ class _Expander:
 
     def __init__(self, rules: Rules, search: str) -> None:
         from .evaluation import WEIGHTS, load_evaluation
-        from .search.alphabeta import AlphaBeta
+        from ..search.alphabeta import AlphaBeta
 
         self.rules = rules
         self.settings = _search_of(search)[1]
@@ -757,7 +757,7 @@ class _Expander:
                                   pvs=self.settings.pvs, reductions=self.settings.reductions)
 
     def __call__(self, line: Sequence[int]) -> List[Child]:
-        from .game import Game
+        from ..core.game import Game
 
         game = Game(rules=self.rules)
         for action in line:
@@ -870,14 +870,14 @@ def grow(
         GrowthInterrupted: Ctrl-C or SIGTERM; the graph was saved (without the unfinished batch) to ``state``.
     """
     if not isinstance(growth, Growth):
-        raise ValueError(f"grow needs an awale.book.Growth, got {growth!r}")
+        raise ValueError(f"grow needs an awale.knowledge.book.Growth, got {growth!r}")
     if isinstance(positions, bool) or not isinstance(positions, int) or not 1 <= positions <= MAX_POSITIONS:
         raise ValueError(f"a grown book's positions must be an integer from 1 to {MAX_POSITIONS:,}, got {positions!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(save_seconds, bool) or not isinstance(save_seconds, (int, float)) or not save_seconds >= 0:
         raise ValueError(f"save_seconds must be a number of seconds, at least 0, got {save_seconds!r}")
-    from .game import Game
+    from ..core.game import Game
 
     path = None if state is None else os.fspath(state)
     if path is not None and os.path.exists(path):
