@@ -190,6 +190,11 @@ __all__ = [
     "alphabeta_curves",
     "TIME_VALUE",
     "time_value",
+    "IMPLICIT_ALPHAS",
+    "IMPLICIT_ALPHA",
+    "IMPLICIT_MS",
+    "implicit_alpha",
+    "implicit",
     "CLAIM_TEST",
     "claims",
 ]
@@ -572,9 +577,8 @@ def alphabeta_curves() -> List[Pairing]:
 
 #: The searches and times per move (ms) of ``time-value``: each family at twice its budget against itself.
 TIME_VALUE: Tuple[Tuple[str, int], ...] = (
-    ("uct", 3), ("uct", 10), ("uct", 30),
-    ("αβ + evaluation", 3), ("αβ + evaluation", 10), ("αβ + evaluation", 30),
-    ("champion", 30),
+    ("uct", 3), ("αβ + evaluation", 3), ("uct", 10), ("αβ + evaluation", 10),
+    ("champion", 30), ("uct", 30), ("αβ + evaluation", 30),
 )
 
 
@@ -589,6 +593,37 @@ def time_value() -> List[Pairing]:
     """
     return [(FAMILIES[family].format(n=2 * CURVE_BUDGETS[family][ms]), at_time(family, ms))
             for family, ms in TIME_VALUE]
+
+
+#: The weights α of implicit minimax backups tried at 3 ms a move, and the one then played at 10 and 30 ms.
+IMPLICIT_ALPHAS = (0.2, 0.4, 0.6, 0.8)
+IMPLICIT_ALPHA = 0.4
+
+#: The times per move (ms) at which implicit minimax backups meet evaluated UCT and evaluated αβ.
+IMPLICIT_MS = (10, 30)
+
+
+def _implicit(alpha: float, milliseconds: int) -> str:
+    """Evaluated UCT with implicit minimax backups of weight ``alpha``, with evaluated UCT's iterations.
+
+    An expansion evaluates the new node once, as the leaf of evaluated UCT
+    does, and the backup of a minimax value is cheap next to it, so the same
+    iterations take about the same time; the replays of the games measure it.
+    """
+    return f"uct(iterations={CURVE_BUDGETS['uct + evaluation'][milliseconds]}, evaluation=True, implicit={alpha})"
+
+
+def implicit_alpha() -> List[Pairing]:
+    """Implicit minimax backups at each weight of :data:`IMPLICIT_ALPHAS` against evaluated UCT, at 3 ms a move."""
+    return [(_implicit(alpha, 3), at_time("uct + evaluation", 3)) for alpha in IMPLICIT_ALPHAS]
+
+
+def implicit() -> List[Pairing]:
+    """Implicit minimax backups (α = :data:`IMPLICIT_ALPHA`) against evaluated UCT and evaluated αβ, at each time
+    of :data:`IMPLICIT_MS` (Lanctot, Winands, Pepels & Sturtevant 2014): the second way of putting the evaluation
+    into MCTS, beside scoring the leaves with it."""
+    return [(_implicit(IMPLICIT_ALPHA, ms), at_time(opponent, ms))
+            for ms in IMPLICIT_MS for opponent in ("uct + evaluation", "αβ + evaluation")]
 
 
 # --------------------------------------------------------------------------- the catalogue
@@ -765,6 +800,24 @@ CATALOG["time-value"] = Experiment(
     "what a doubling of time is worth in Elo",
     time_value,
     200,
+    openings=True,
+)
+
+CATALOG["implicit-alpha"] = Experiment(
+    "implicit-alpha",
+    "evaluated UCT with implicit minimax backups, α = 0.2, 0.4, 0.6, 0.8, vs evaluated UCT at 3 ms a move",
+    implicit_alpha,
+    200,
+    equal_time=True,
+    openings=True,
+)
+CATALOG["implicit"] = Experiment(
+    "implicit",
+    f"evaluated UCT with implicit minimax backups (α = {IMPLICIT_ALPHA}) vs evaluated UCT and vs evaluated αβ, at "
+    "10 and 30 ms a move",
+    implicit,
+    200,
+    equal_time=True,
     openings=True,
 )
 
