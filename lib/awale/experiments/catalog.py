@@ -124,7 +124,7 @@ from ..core.rules import Rules
 from ..search.parallel import SCHEMES
 from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
-from .sprt import SPRT, pentanomial, shuffled, standard_openings
+from .sprt import SPRT, estimate, pentanomial, shuffled, standard_openings
 from .sprt import pair_keys as opening_pair_keys
 from .store import Store
 
@@ -195,6 +195,7 @@ __all__ = [
     "IMPLICIT_MS",
     "implicit_alpha",
     "implicit",
+    "time_values",
     "CLAIM_TEST",
     "claims",
 ]
@@ -578,7 +579,7 @@ def alphabeta_curves() -> List[Pairing]:
 #: The searches and times per move (ms) of ``time-value``: each family at twice its budget against itself.
 TIME_VALUE: Tuple[Tuple[str, int], ...] = (
     ("uct", 3), ("αβ + evaluation", 3), ("uct", 10), ("αβ + evaluation", 10),
-    ("champion", 30), ("uct", 30), ("αβ + evaluation", 30),
+    ("champion", 30),
 )
 
 
@@ -992,3 +993,28 @@ def standings(games: "pandas.DataFrame") -> "pandas.DataFrame":
     table["score"] = table["points"] / table["games"]
     table.index.name = "agent"
     return table.sort_values(["score", "points"], ascending=False, kind="stable")
+
+
+def time_values(store: Store) -> "pandas.DataFrame":
+    """What a doubling of the budget is worth to each search of :data:`TIME_VALUE`, from ``time-value``'s games.
+
+    Returns:
+        One row per search and time with at least one complete pair of
+        games: ``family``, ``ms`` (the time per move of the smaller budget),
+        ``pairs`` (complete pairs from one opening), ``games``, and the
+        logistic Elo of the doubled budget with its 95 % interval (``elo``,
+        ``low``, ``high``) from the pentanomial counts of the pairs
+        (:func:`~awale.experiments.sprt.estimate`), which keep what the two
+        games of an opening share.
+    """
+    import pandas as pd
+
+    exp = CATALOG["time-value"]
+    rows = []
+    for (family, ms), (a, b) in zip(TIME_VALUE, exp.pairings()):
+        counts = pair_counts(exp, store, a, b)
+        if sum(counts):
+            est = estimate(counts)
+            rows.append(dict(family=family, ms=ms, pairs=sum(counts), games=2 * sum(counts), elo=est.elo,
+                             low=est.elo_low, high=est.elo_high))
+    return pd.DataFrame(rows, columns=["family", "ms", "pairs", "games", "elo", "low", "high"])
