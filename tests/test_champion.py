@@ -74,10 +74,10 @@ def test_the_book_parameter_keeps_its_old_meanings():
 
 
 def test_a_grown_book_is_played_from_its_file_or_as_book_grown(tmp_path, monkeypatch):
-    from awale.knowledge import book
+    from awale.offline import book_builder
     from awale.agents import champion
 
-    grown = book.grow(book.Growth("minimax(depth=2)", batch=2), 9)
+    grown = book_builder.grow(book_builder.Growth("minimax(depth=2)", batch=2), 9)
     path = tmp_path / "grown.json.gz"
     grown.save(path)
     spec = f"champion(depth=2, book={str(path)!r})"

@@ -325,8 +325,8 @@ def test_the_default_opponent_is_the_timed_champion():
 
 
 def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_path, monkeypatch):
-    from awale.knowledge import endgame
-    from awale.agents.endgame import built_database_path
+    from awale.knowledge import endgame_build as egb
+    from awale.knowledge.endgame_cache import built_database_path
     from awale.play.terminal import default_opponent
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
@@ -339,9 +339,9 @@ def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_pat
     rules = Rules(pits_per_side=2, seeds_per_pit=7)  # 28 seeds: databases of 15 and 25 build at once
     built_database_path(25, rules).write_bytes(b"not yet built")
     assert default_opponent(rules) == parse(DEFAULT_AGENT)
-    endgame.build(rules, 15).save(str(built_database_path(15, rules)))
+    egb.build(rules, 15).save(str(built_database_path(15, rules)))
     assert default_opponent(rules) == parse(DEFAULT_AGENT).replace(endgame="15")
-    endgame.build(rules, 25).save(str(built_database_path(25, rules)))
+    egb.build(rules, 25).save(str(built_database_path(25, rules)))
     assert default_opponent(rules) == parse(DEFAULT_AGENT).replace(endgame="25")
     assert default_opponent() == parse(DEFAULT_AGENT)  # the databases of other rules are other files
 

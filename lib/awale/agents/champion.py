@@ -7,7 +7,7 @@ chapter for the measurements that chose it):
    greater depth, answers the first plies at once: by default the shipped
    full-width book (every position the champion can meet in the first 6
    plies); ``book='grown'`` the book grown by drop-out expansion
-   (:func:`awale.knowledge.book.grow`), once built and shipped; ``book='PATH'`` a book
+   (:func:`awale.offline.book_builder.grow`), once built and shipped; ``book='PATH'`` a book
    file; ``book=False`` none;
 2. an endgame database (``endgame=PATH`` or ``endgame='15'``, see
    :mod:`awale.agents.endgame`), if given,
@@ -33,18 +33,19 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
 from ..knowledge import book as _book
 from ..core.game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
-from .base import MAX_SECONDS, Agent, Param, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
 from .endgame import endgame_param
 from .minimax import SEARCH_PARAMS, Minimax, check_search_params
 
-__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book"]
+__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book", "MOVE_KINDS",
+           "move_classifier"]
 
-#: The opening book shipped with the library (see :mod:`awale.knowledge.book` for how it was built).
+#: The opening book shipped with the library (see :mod:`awale.offline.book_builder` for how it was built).
 BOOK_PATH = Path(__file__).resolve().parent.parent / "knowledge" / "opening-book.json"
 
 #: Where ``book='grown'`` finds the book grown by drop-out expansion (absent until it is built and shipped).
@@ -201,3 +202,30 @@ class Champion(Agent):
             if action is not None:
                 return action
         return self._search.act(game)
+
+
+#: The kinds of move a champion makes (:func:`move_classifier`).
+MOVE_KINDS = ("searched", "book", "database", "forced")
+
+
+def move_classifier(spec: str) -> Callable[[Game], str]:
+    """A function telling which kind of move (:data:`MOVE_KINDS`) the champion ``spec`` makes in a game: from its
+    book, from its endgame database (a number of seeds: a cached database), forced (time management plays a
+    single legal move at once) or searched.
+
+    Raises:
+        ValueError: a bad spec, or a book that cannot be read.
+    """
+    agent = parse(spec)
+    book = opening_book(agent.book)
+    seeds = int(agent.endgame) if agent.endgame else -1  # the ledger's champions name a cached database
+
+    def kind(game: Game) -> str:
+        if book is not None and book.action(game) is not None:
+            return "book"
+        if sum(game.pits) <= seeds:
+            return "database"
+        return "forced" if agent.manage and len(game.legal_actions) == 1 else "searched"
+
+    return kind
+

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequ
 import numpy as np
 
 from ..agents import Agent, parse
-from ..agents.endgame import endgame_database
+from ..knowledge.endgame_cache import endgame_database
 from ..agents.opening import split_opening
 from ..core.game import Game
 from ..play.match import fresh_agents, warm_up

@@ -41,10 +41,10 @@ DEFAULT_ENDGAMES = (25, 15)
 def default_opponent(rules: Optional[Rules] = None) -> Agent:
     """The opponent of ``python -m awale play`` when none is named: :data:`awale.DEFAULT_AGENT` playing from the
     deepest endgame database of :data:`DEFAULT_ENDGAMES` already built whole for ``rules`` in this machine's
-    cache (:func:`awale.agents.endgame.whole_built_database`), else without one: building a database (16
+    cache (:func:`awale.knowledge.endgame_cache.whole_built_database`), else without one: building a database (16
     minutes and 1.85 GB for 25 seeds) is left to the user, whom the command tells how."""
     from ..agents import parse
-    from ..agents.endgame import whole_built_database
+    from ..knowledge.endgame_cache import whole_built_database
     from ..core.rules import as_rules
 
     agent = parse(DEFAULT_AGENT)
