@@ -16,7 +16,8 @@ MATHJAX_VERSION := 3.2.2
 MATHJAX         := build/mathjax/static/.mathjax-$(MATHJAX_VERSION)
 CHROMIUM        ?= /usr/bin/chromium
 PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
-                   texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin
+                   texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin \
+                   poppler-utils
 
 .PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-site \
         chapters clean
