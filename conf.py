@@ -115,6 +115,9 @@ nbsphinx_execute_arguments = [
     # builders also lets an output-figure caption them.
     "--InlineBackend.figure_formats={'svg'}",
     "--IPKernelApp.log_level=ERROR",  # not the kernel's notice that it talks to nbsphinx over local TCP
+    # pandas' tables as booktabs tables in the PDF (the website keeps their HTML): docs/_ext/latex_tables.py.
+    f"--InteractiveShellApp.exec_lines=import sys; sys.path.insert(0, {str(ROOT / 'docs' / '_ext')!r}); "
+    "import latex_tables; latex_tables.register(); del sys.path[0], latex_tables, sys",
 ]
 nbsphinx_codecell_lexer = "ipython3"
 nbsphinx_input_prompt = "[%s]:"
