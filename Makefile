@@ -19,7 +19,8 @@ PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex
                    texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin \
                    poppler-utils
 
-.PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-site \
+.PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-pdf \
+        check-site \
         chapters clean
 
 help:
@@ -31,6 +32,7 @@ help:
 	@echo "make html       build the thesis website into _build/html (runs every notebook)"
 	@echo "make pdf        build the thesis PDF through LaTeX into _build/latex (code: short excerpts)"
 	@echo "make pdf-full   build the PDF with every code cell into _build/latex-full"
+	@echo "make check-pdf  check the PDF's typesetting (make pdf runs it): covered lines, prompts, overfull lines"
 	@echo "make check-site build the website, then check it in headless Chromium with the network off"
 	@echo "make clean      remove .venv, caches and build output"
 
@@ -85,6 +87,11 @@ pdf: chapters $(STAMP) pdf-tools
 	$(SPHINXBUILD) -b latex -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/latex
 	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS="-silent -halt-on-error"
 	@echo "The PDF: $(BUILDDIR)/latex/awale-mcts.pdf"
+	$(MAKE) check-pdf
+
+# The PDF's typesetting: no output over the text before it, no Jupyter prompt, at most 10 overfull lines > 5 pt.
+check-pdf: $(STAMP)
+	$(BIN)/python tools/check_pdf.py $(BUILDDIR)/latex/awale-mcts.pdf
 
 pdf-full: chapters $(STAMP) pdf-tools
 	$(SPHINXBUILD) -b latex -t fullcode -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . \
@@ -97,7 +104,7 @@ pdf-packages:
 
 pdf-tools:
 	@missing=""; \
-	for tool in latexmk xelatex rsvg-convert kpsewhich fc-list; do \
+	for tool in latexmk xelatex rsvg-convert kpsewhich fc-list pdftotext; do \
 	  command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
 	for file in fncychap.sty needspace.sty tabulary.sty capt-of.sty fontspec.sty; do \
 	  kpsewhich $$file >/dev/null 2>&1 || missing="$$missing $$file"; done; \
