@@ -83,6 +83,7 @@ def _board_page(page, compact: bool, width: int = 390) -> None:
 
 def test_a_board_with_seed_counts_too_small_on_a_phone_is_named(page):
     _board_page(page, compact=False)
+    page.add_style_tag(content="svg.awale-drawn .num { font-size: 13px; }")  # the chapters' boards' old size
     report = check_site.PageReport("test.html")
     check_site.check_fit(page, report)
     assert any("at 390 px: svg.awale-board" in p and "seed counts are" in p for p in report.problems), report.problems
@@ -123,8 +124,10 @@ def test_the_play_page_is_made_for_thumbs(page):
     _play_page(page, css=True)
     assert page.query_selector_all(".awale-play svg [data-note]"), "the thinking's notes are shown"
     problems = page.evaluate(play_page._THUMBS, [play_page.TARGET, play_page.TARGET_GAP, play_page.SMALLEST_TEXT])
+    page.evaluate("() => document.querySelectorAll('.awale-play details').forEach(d => { d.open = true; })")
+    problems += page.evaluate(play_page._THUMBS, [play_page.TARGET, play_page.TARGET_GAP, play_page.SMALLEST_TEXT])
     page.set_viewport_size({"width": 1280, "height": 800})
-    assert problems == []
+    assert problems == [], "\n".join(problems)
 
 
 def test_the_thumbs_check_names_small_targets(page):

@@ -235,8 +235,9 @@ SMALLEST_TEXT = 12  # px
 
 _THUMBS = """([target, gap, smallest]) => {
     const root = document.querySelector('.awale-play'), problems = [];
-    const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0
-                           && getComputedStyle(e).visibility !== 'hidden'; };
+    const folded = e => { const d = e.closest('details'); return d && !d.open && !e.closest('summary'); };
+    const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && !folded(e)
+                           && getComputedStyle(e).visibility !== 'hidden' && !e.closest('[hidden]'); };
     const name = e => (e.getAttribute('aria-label') || e.textContent || e.className.baseVal || e.className || e.tagName)
                       .toString().replace(/\\s+/g, ' ').trim().slice(0, 40);
     // The targets: a checkbox is tapped through its label, which holds it.
