@@ -348,6 +348,8 @@ def _code_excerpts_only(app, doctree, docname) -> None:
                 # The output that followed it stands alone now: it must not be pulled up to join the input's box,
                 # over the last line of the paragraph before it (_standalone_outputs_keep_their_place).
                 following = cell.next_node(descend=False, siblings=True, ascend=False)
+                while isinstance(following, nodes.comment):  # nbsphinx puts empty comments between cells
+                    following = following.next_node(descend=False, siblings=True, ascend=False)
                 if isinstance(following, nodes.container) and "nboutput" in following["classes"]:
                     for area in following.findall(nbsphinx.CodeAreaNode):
                         area[STANDALONE] = True

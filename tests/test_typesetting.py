@@ -50,11 +50,12 @@ def test_an_output_pulled_over_a_paragraph_is_found():
     assert found == ["The last line of a paragraph."]
 
 
-def test_overfull_lines_are_counted_above_the_tolerance():
+def test_overfull_lines_are_counted_above_the_tolerance_once_a_place():
     log = ("Overfull \\hbox (12.5pt too wide) in paragraph at lines 10--12\n"
            "Overfull \\hbox (3.0pt too wide) in paragraph at lines 20--21\n"
-           "Overfull \\hbox (6.25pt too wide) detected at line 30\n")
-    assert [points for points, _ in check_pdf.overfull(log)] == [12.5, 6.25]
+           "Overfull \\hbox (6.25pt too wide) detected at line 30\n"
+           "Overfull \\hbox (8.0pt too wide) in paragraph at lines 30--30\n")
+    assert check_pdf.overfull(log) == [(12.5, "line 10"), (8.0, "line 30")]
 
 
 def test_a_styler_becomes_a_booktabs_table_with_its_formats_escaped():
@@ -77,3 +78,17 @@ def test_alt_texts_write_formulas_in_plain_words():
     caption = nodes.caption("", "", nodes.Text("greedy with "), nodes.math(r"\varepsilon", r"\varepsilon"),
                             nodes.Text(" = 0.1"))
     assert plain_text(caption) == "greedy with ε = 0.1"
+
+
+def test_the_kernel_formatter_finds_dataframes_and_stylers():
+    from IPython.core.formatters import LatexFormatter
+
+    class Shell:
+        class display_formatter:  # noqa: N801 - IPython's attribute
+            formatters = {"text/latex": LatexFormatter()}
+
+    latex_tables.register(Shell)
+    formatter = Shell.display_formatter.formatters["text/latex"]
+    frame = pd.DataFrame({"agree": [676, 561]})
+    assert "\\toprule" in formatter(frame)
+    assert "\\toprule" in formatter(frame.style.format("{:d}"))

@@ -61,9 +61,16 @@ def prompts(pdf: Path) -> list[str]:
 
 
 def overfull(log: str, tolerance: float = TOLERANCE_PT) -> list[tuple[float, str]]:
-    """Overfull lines wider than the text by more than ``tolerance`` points, widest first."""
-    boxes = [(float(points), where) for points, where in _OVERFULL.findall(log) if float(points) > tolerance]
-    return sorted(boxes, reverse=True)
+    """Overfull lines wider than the text by more than ``tolerance`` points, one per place, widest first.
+
+    A place is the line of the LaTeX source that LaTeX names: a table set by ``tabulary`` is typeset several
+    times while its columns are sized, and reports the same line at each trial; it counts once, at its widest.
+    """
+    widest: dict[str, float] = {}
+    for points, where in _OVERFULL.findall(log):
+        place = re.sub(r"^(in paragraph at lines (\d+)--\d+|detected at line (\d+)).*$", r"line \2\3", where)
+        widest[place] = max(widest.get(place, 0.0), float(points))
+    return sorted(((points, place) for place, points in widest.items() if points > tolerance), reverse=True)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -108,5 +108,7 @@ def register(shell=None) -> None:
     if shell is None:
         return
     latex = shell.display_formatter.formatters["text/latex"]
-    latex.for_type_by_name("pandas.core.frame", "DataFrame", dataframe_latex)
+    # A type is found by its __module__, which pandas 3 sets to "pandas" for DataFrame (and older ones did not).
+    for module in ("pandas", "pandas.core.frame"):
+        latex.for_type_by_name(module, "DataFrame", dataframe_latex)
     latex.for_type_by_name("pandas.io.formats.style", "Styler", styler_latex)
