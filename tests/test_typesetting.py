@@ -92,3 +92,8 @@ def test_the_kernel_formatter_finds_dataframes_and_stylers():
     frame = pd.DataFrame({"agree": [676, 561]})
     assert "\\toprule" in formatter(frame)
     assert "\\toprule" in formatter(frame.style.format("{:d}"))
+
+
+def test_a_table_too_long_for_a_page_stays_text():
+    assert latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.MAX_ROWS + 1)})) is None
+    assert latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.MAX_ROWS)})) is not None

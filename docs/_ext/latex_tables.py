@@ -10,7 +10,7 @@ imported here: IPython looks the types up by name once a notebook has imported i
 
 from __future__ import annotations
 
-__all__ = ["dataframe_latex", "styler_latex", "register"]
+__all__ = ["MAX_ROWS", "dataframe_latex", "styler_latex", "register"]
 
 _SEPARATOR = "\x1f"
 _ESCAPES = {
@@ -32,8 +32,14 @@ def _number(text: str) -> bool:
     return True
 
 
-def _tabular(rows: list[list[str]], header_rows: int) -> str:
-    """A booktabs tabular of text cells; columns of numbers are set to the right."""
+#: A table of more rows than this stays text in the PDF: a tabular cannot run on to the next page.
+MAX_ROWS = 45
+
+
+def _tabular(rows: list[list[str]], header_rows: int) -> "str | None":
+    """A booktabs tabular of text cells; columns of numbers are set to the right (None: too long a table)."""
+    if len(rows) > MAX_ROWS + header_rows:
+        return None
     width = max(len(row) for row in rows)
     rows = [row + [""] * (width - len(row)) for row in rows]
     body = rows[header_rows:]
@@ -65,7 +71,7 @@ def _header_rows(styler) -> int:
     return rows
 
 
-def styler_latex(styler) -> str:
+def styler_latex(styler) -> "str | None":
     """A ``Styler`` as a LaTeX table, with the cells as its formats write them."""
     text = styler.to_string(delimiter=_SEPARATOR)
     rows = [line.split(_SEPARATOR) for line in text.rstrip("\n").split("\n")]
@@ -83,7 +89,7 @@ def _column_format(values) -> "callable | None":
     return lambda value: "" if value != value else f"{value:.{decimals}f}"
 
 
-def dataframe_latex(frame) -> str:
+def dataframe_latex(frame) -> "str | None":
     """A ``DataFrame`` as a LaTeX table, its numbers written as pandas prints them."""
     styler = frame.style
     formats = {}
