@@ -52,10 +52,10 @@ $(STAMP): requirements.txt pyproject.toml
 	@touch $@
 
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n auto
 
 test-slow: $(STAMP)
-	$(BIN)/python -m pytest -m "slow or not slow"
+	$(BIN)/python -m pytest -n auto -m "slow or not slow"
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/run.py

@@ -15,9 +15,10 @@ from typing import List
 
 import numpy as np
 
-from awale import Game, Rules
-from awale import endgame
-from awale.rules import seed_rng
+from awale import Rules
+from awale.knowledge import endgame_build as egb
+from awale.core.positions import sample_positions
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
 
@@ -29,24 +30,12 @@ ITERATIONS = 5000
 DEPTH = 14
 
 
-def _positions(rules: Rules) -> List[Game]:
-    rng = np.random.default_rng(1)
-    found = []
-    while len(found) < POSITIONS:
-        game = Game(rules=rules)
-        while not game.game_finished and sum(game.pits) > 16:
-            game = game.step(int(rng.choice(game.legal_actions)))[0]
-        if not game.game_finished and sum(game.pits) >= 12 and len(game.legal_actions) > 1:
-            found.append(game)
-    return found
-
-
 def run() -> List[str]:
     rules = Rules()
     start = time.perf_counter()
-    database = endgame.build(rules, SEEDS)
+    database = egb.build(rules, SEEDS)
     built = time.perf_counter() - start
-    games = _positions(rules)
+    games = sample_positions(16, POSITIONS, np.random.default_rng(1), rules, least=12)
     uct = {}
     for label, db in (("without", None), ("with", database)):
         SearchTree(games[0], SearchConfig(), seed_rng(1), capacity=101, endgame=db).run(100)  # compile

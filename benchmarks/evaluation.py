@@ -18,8 +18,8 @@ from typing import Callable, List, Tuple
 import numpy as np
 
 from awale import Game
-from awale.evaluation import WEIGHTS, load_evaluation
-from awale.rules import seed_rng
+from awale.knowledge.evaluation import WEIGHTS, load_evaluation
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
 

@@ -15,8 +15,8 @@ import numpy as np
 
 from awale import Game
 from awale.agents import parse
-from awale.match import play
-from awale.rules import seed_rng
+from awale.play.match import play
+from awale.core.rules import seed_rng
 from awale.search.mcts import SearchConfig, SearchTree, node_bytes
 from common import score_line
 

@@ -30,7 +30,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, Dict, List, Optional, Tuple
 
 from awale import Game
-from awale.rules import seed_rng
+from awale.core.rules import seed_rng
 from awale.search.mcts import SearchConfig, SearchTree
 from awale.search.parallel import SCHEMES, SharedTree, resolve_threads, search_tree
 

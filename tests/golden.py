@@ -154,8 +154,8 @@ def play_case(case: Dict) -> Dict:
 
 def search_case(case: Dict) -> Dict:
     """Search one shared-tree case on one thread; return the digest of the root's children."""
-    from awale.evaluation import load_evaluation
-    from awale.rules import seed_rng
+    from awale.knowledge.evaluation import load_evaluation
+    from awale.core.rules import seed_rng
     from awale.search.mcts import SearchConfig
     from awale.search.parallel import SharedTree
 

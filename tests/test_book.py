@@ -7,12 +7,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from awale import Game, book
+from awale import Game
+
+from awale.knowledge import book
+from awale.offline import book_builder
 from awale.agents import parse
 from awale.cli import main
 from awale.experiments.sprt import standard_openings
-from awale.record import replay
-from awale.rules import Rules
+from awale.core.record import replay
+from awale.core.rules import Rules
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = Rules(pits_per_side=3, seeds_per_pit=3)
@@ -35,7 +38,7 @@ def _walk(built, owner, plies):
 
 
 def test_the_book_answers_every_position_its_owner_can_meet_with_the_search_move():
-    built = book.build("minimax(depth=3)", 5, SMALL)
+    built = book_builder.build("minimax(depth=3)", 5, SMALL)
     for owner in (0, 1):
         met = _walk(built, owner, 5)
         assert met
@@ -44,7 +47,7 @@ def test_the_book_answers_every_position_its_owner_can_meet_with_the_search_move
 
 
 def test_size_of_a_book_on_the_full_board():
-    built = book.build("greedy", 4, Rules())
+    built = book_builder.build("greedy", 4, Rules())
     # Exactly the positions its owner can meet: South at plies 0 and 2 (1 + 6), North at 1 and 3 (6 + 36),
     # fewer where two lines transpose.
     met = {book.position_key(game) for owner in (0, 1) for game in _walk(built, owner, 4)}
@@ -55,7 +58,7 @@ def test_size_of_a_book_on_the_full_board():
 
 
 def test_round_trip_and_damage(tmp_path):
-    built = book.build("minimax(depth=2)", 4, SMALL)
+    built = book_builder.build("minimax(depth=2)", 4, SMALL)
     path = tmp_path / "book.json"
     built.save(path)
     again = book.load(path)
@@ -78,15 +81,15 @@ def test_round_trip_and_damage(tmp_path):
         book.load(path)
 
 
-@pytest.mark.parametrize("plies", [0, -1, book.MAX_PLIES + 1, 2.5, True])
+@pytest.mark.parametrize("plies", [0, -1, book_builder.MAX_PLIES + 1, 2.5, True])
 def test_bad_depths_are_refused(plies):
     with pytest.raises(ValueError, match="plies"):
-        book.build("greedy", plies)
+        book_builder.build("greedy", plies)
 
 
 def test_bad_spec_is_refused_before_any_search():
     with pytest.raises(ValueError):
-        book.build("uct(iterations=-1)", 2)
+        book_builder.build("uct(iterations=-1)", 2)
 
 
 def test_cli_builds_a_book(tmp_path, capsys):
@@ -105,14 +108,14 @@ TINY = Rules(pits_per_side=3, seeds_per_pit=2)
 def _growth(**changes):
     options = dict(search="minimax(depth=3)", weight=0.5, batch=4, rules=TINY)
     options.update(changes)
-    return book.Growth(**options)
+    return book_builder.Growth(**options)
 
 
 def _grown_tree(tmp_path, growth, positions):
     """Grow a book with a state file; the book and its graph as the state file holds it."""
     state = tmp_path / f"tree-{positions}.state"
-    built = book.grow(growth, positions, state, save_seconds=0)
-    return built, book.BookTree.load(state, growth)
+    built = book_builder.grow(growth, positions, state, save_seconds=0)
+    return built, book_builder.BookTree.load(state, growth)
 
 
 def _negamax(tree, node):
@@ -138,28 +141,28 @@ def _paths(tree, node=0, cost=0.0, plies=0, found=None):
 
 
 def test_priorities_follow_the_definition_on_a_hand_checked_graph():
-    tree = book.BookTree(0.5, "R")
+    tree = book_builder.BookTree(0.5, "R")
     [root] = tree.select(3)  # the root is the only leaf
     # Values are for the player to move in the child: the root's mover sees A at 5, B at 2, C at -3.
-    tree.expand(root, [book.Child(2, 3, "C", False), book.Child(0, -5, "A", False), book.Child(1, -2, "B", False)])
+    tree.expand(root, [book_builder.Child(2, 3, "C", False), book_builder.Child(0, -5, "A", False), book_builder.Child(1, -2, "B", False)])
     a, b, c = (tree.index[key] for key in "ABC")
     assert tree.value[root] == 5 and tree.priorities() == {a: 1.0, b: 1 + 0.5 * 3, c: 1 + 0.5 * 8}
     assert tree.select(1) == [a]
-    tree.expand(a, [book.Child(0, 1, "A1", False), book.Child(1, 4, "A2", False)])
+    tree.expand(a, [book_builder.Child(0, 1, "A1", False), book_builder.Child(1, 4, "A2", False)])
     # A is now worth -1 to its mover, 1 to the root's: B (2) is the root's best move and A's drop-out is 1.
     a1, a2 = tree.index["A1"], tree.index["A2"]
     assert tree.value[a] == -1 and tree.value[root] == 2
     assert tree.priorities() == {a1: 1.5 + 1, a2: 1.5 + 1 + 0.5 * 3, b: 1.0, c: 1 + 0.5 * 5}
     assert tree.select(1) == [b]
     # B transposes into A2 (which keeps its own value, 4) and has a new move B1 worth 3 to B's mover.
-    tree.expand(b, [book.Child(0, 7, "A2", False), book.Child(1, -3, "B1", False), book.Child(2, 0, "end", True)])
+    tree.expand(b, [book_builder.Child(0, 7, "A2", False), book_builder.Child(1, -3, "B1", False), book_builder.Child(2, 0, "end", True)])
     b1 = tree.index["B1"]
     assert "end" not in tree.index and len(tree) == 8 and sorted(tree.parents[a2]) == [a, b]
     assert tree.value[b] == 3 and tree.value[root] == 1  # A (1) is best again; B's drop-out is 4
     expected = {a1: 2.0, a2: min(1 + 2.5, 3 + 1 + 0.5 * 7), b1: 3 + 1.0, c: 1 + 0.5 * 4}
     assert tree.priorities() == expected == _paths(tree)
     assert tree.select(4) == sorted(expected, key=expected.get)  # smallest priority first: A1, C, A2, B1
-    assert book.Growth  # the graph is game-agnostic: no search took part
+    assert book_builder.Growth  # the graph is game-agnostic: no search took part
     assert tree.book(_growth(rules=TINY)).moves == {"R": 0, "A": 0, "B": 1}
 
 
@@ -203,10 +206,10 @@ def test_the_book_move_is_the_negamax_best_child_and_leaves_hold_the_search_valu
 
 def test_resuming_gives_the_book_of_an_uninterrupted_build(tmp_path):
     growth = _growth()
-    straight = book.grow(growth, 48)
+    straight = book_builder.grow(growth, 48)
     state = tmp_path / "grow.state"
-    book.grow(growth, 17, state)
-    assert book.grow(growth, 48, state) == straight  # grown further from the saved graph
+    book_builder.grow(growth, 17, state)
+    assert book_builder.grow(growth, 48, state) == straight  # grown further from the saved graph
 
     reports = []
 
@@ -216,28 +219,28 @@ def test_resuming_gives_the_book_of_an_uninterrupted_build(tmp_path):
             raise KeyboardInterrupt
 
     other = tmp_path / "other.state"
-    with pytest.raises(book.GrowthInterrupted) as stopped:
-        book.grow(growth, 48, other, progress=interrupt, save_seconds=1e9)
+    with pytest.raises(book_builder.GrowthInterrupted) as stopped:
+        book_builder.grow(growth, 48, other, progress=interrupt, save_seconds=1e9)
     assert stopped.value.expanded == reports[-1].expanded < 48 and stopped.value.state == str(other)
-    assert book.BookTree.load(other, growth).expanded == stopped.value.expanded  # saved when interrupted
-    assert book.grow(growth, 48, other) == straight
+    assert book_builder.BookTree.load(other, growth).expanded == stopped.value.expanded  # saved when interrupted
+    assert book_builder.grow(growth, 48, other) == straight
 
 
 def test_two_workers_give_the_same_book():
     growth = _growth(batch=6)
-    assert book.grow(growth, 30, workers=2) == book.grow(growth, 30, workers=1)
+    assert book_builder.grow(growth, 30, workers=2) == book_builder.grow(growth, 30, workers=1)
 
 
 def test_the_weight_shapes_the_book():
-    breadth = book.grow(_growth(weight=0), 40)
-    lines = book.grow(_growth(weight=100), 40)
+    breadth = book_builder.grow(_growth(weight=0), 40)
+    lines = book_builder.grow(_growth(weight=100), 40)
     assert breadth.plies < lines.plies  # breadth first stays shallow; a large weight follows the best lines
     assert breadth.method == "drop-out expansion (weight=0, batch=4)"
 
 
 def test_a_game_small_enough_is_grown_to_its_end():
-    growth = book.Growth("minimax(depth=2)", 1, 8, Rules(pits_per_side=2, seeds_per_pit=2))
-    whole = book.grow(growth, 100_000)
+    growth = book_builder.Growth("minimax(depth=2)", 1, 8, Rules(pits_per_side=2, seeds_per_pit=2))
+    whole = book_builder.grow(growth, 100_000)
     assert 10 < len(whole) < 100_000  # every line ended in a finished game before the target
 
 
@@ -246,13 +249,13 @@ def test_a_damaged_or_mismatched_state_is_refused(tmp_path):
 
     growth = _growth()
     state = tmp_path / "grow.state"
-    book.grow(growth, 10, state)
+    book_builder.grow(growth, 10, state)
     for changed, named in ((_growth(weight=0.25), "weight=0.5 there, 0.25 here"),
                            (_growth(batch=2), "batch=4 there, 2 here"),
                            (_growth(search="minimax(depth=4)"), "search='minimax(depth=3)' there"),
                            (_growth(rules=Rules(pits_per_side=3, seeds_per_pit=3)), "rules=")):
         with pytest.raises(ValueError, match="grown with other settings") as refused:
-            book.grow(changed, 20, state)
+            book_builder.grow(changed, 20, state)
         assert named in str(refused.value)
     data = json.loads(gzip.decompress(state.read_bytes()))
 
@@ -262,19 +265,19 @@ def test_a_damaged_or_mismatched_state_is_refused(tmp_path):
     leaf = data["leaf_value"].index(max(data["leaf_value"]))
     write({**data, "leaf_value": data["leaf_value"][:leaf] + [-999] + data["leaf_value"][leaf + 1:]})
     with pytest.raises(ValueError, match="sha256"):
-        book.grow(growth, 20, state)
+        book_builder.grow(growth, 20, state)
     # A graph changed with its checksum recomputed: its structure is checked.
     body = {**data, "first_parent": [-1] + [len(data["keys"])] * (len(data["keys"]) - 1)}
-    body["header"] = {**data["header"], "sha256": book._body_digest({k: body[k] for k in body if k != "header"})}
+    body["header"] = {**data["header"], "sha256": book_builder._body_digest({k: body[k] for k in body if k != "header"})}
     write(body)
     with pytest.raises(ValueError, match="bad graph"):
-        book.grow(growth, 20, state)
+        book_builder.grow(growth, 20, state)
     state.write_bytes(gzip.compress(json.dumps(data).encode())[:-9])  # cut short
     with pytest.raises(ValueError, match="damaged gzip data"):
-        book.grow(growth, 20, state)
-    book.grow(growth, 10).save(state)  # a book is not a state
+        book_builder.grow(growth, 20, state)
+    book_builder.grow(growth, 10).save(state)  # a book is not a state
     with pytest.raises(ValueError, match="not the state of a grown book"):
-        book.grow(growth, 20, state)
+        book_builder.grow(growth, 20, state)
 
 
 @pytest.mark.parametrize("changes, message", [
@@ -294,16 +297,16 @@ def test_bad_growths_are_refused(changes, message):
         _growth(**changes)
 
 
-@pytest.mark.parametrize("positions", [0, -3, 2.0, True, book.MAX_POSITIONS + 1])
+@pytest.mark.parametrize("positions", [0, -3, 2.0, True, book_builder.MAX_POSITIONS + 1])
 def test_bad_positions_are_refused(positions):
     with pytest.raises(ValueError, match="positions"):
-        book.grow(_growth(), positions)
+        book_builder.grow(_growth(), positions)
 
 
 def test_a_compressed_book_round_trips_and_its_checksum_catches_a_changed_move(tmp_path):
     import gzip
 
-    built = book.grow(_growth(), 30)
+    built = book_builder.grow(_growth(), 30)
     path = tmp_path / "grown.json.gz"
     built.save(path)
     assert path.read_bytes()[:2] == b"\x1f\x8b" and path.stat().st_size < 2000
@@ -348,7 +351,7 @@ def test_cli_grows_a_book_and_resumes_it(tmp_path, capsys):
     (["--positions", "0"], "--positions must be at least 1"),
     (["--positions", "many"], "--positions must be an integer"),
     (["--weight", "-1"], "--weight must be at least 0"),
-    (["--batch", "1000"], f"--batch must be at most {book.MAX_BATCH}"),
+    (["--batch", "1000"], f"--batch must be at most {book_builder.MAX_BATCH}"),
     (["--search", "minimax(depht=3)"], "unknown parameter 'depht'"),
 ])
 def test_cli_grow_refuses_bad_arguments_in_one_line(tmp_path, capsys, argument, message):
@@ -372,7 +375,7 @@ def test_cli_grow_help(capsys):
         main(["book", "grow", "--help"])
     assert exit.value.code == 0
     text = capsys.readouterr().out
-    for word in ("drop-out expansion", "--positions N", "--state PATH", "resumes", book.DEFAULT_SEARCH):
+    for word in ("drop-out expansion", "--positions N", "--state PATH", "resumes", book_builder.DEFAULT_SEARCH):
         assert word in " ".join(text.split())
 
 
@@ -389,8 +392,8 @@ def test_an_expansion_does_not_depend_on_the_expansions_before_it():
             game = game.step(line[-1])[0]
         lines.append(tuple(line))
     lines += [line[:k] for line in lines[:4] for k in range(len(line))]  # positions and their children
-    one = book._Expander(Rules(), spec)
-    assert [one(line) for line in lines] == [book._Expander(Rules(), spec)(line) for line in lines]
+    one = book_builder._Expander(Rules(), spec)
+    assert [one(line) for line in lines] == [book_builder._Expander(Rules(), spec)(line) for line in lines]
 
 
 def test_the_shipped_grown_book_is_its_committed_graph(tmp_path):
@@ -400,9 +403,9 @@ def test_the_shipped_grown_book_is_its_committed_graph(tmp_path):
 
     shipped = book.load(GROWN_BOOK_PATH)
     assert len(shipped) >= 20_000 and shipped.plies >= 12 and GROWN_BOOK_PATH.stat().st_size < 3_000_000
-    assert shipped.method == book.Growth().method and shipped.agent == book.Growth().search
+    assert shipped.method == book_builder.Growth().method and shipped.agent == book_builder.Growth().search
     state = tmp_path / "grown.state"
     shutil.copyfile(ROOT / "data" / "book" / "opening-book-grown.state", state)
-    assert book.grow(book.Growth(), len(shipped), state).moves == shipped.moves  # nothing left to expand
+    assert book_builder.grow(book_builder.Growth(), len(shipped), state).moves == shipped.moves  # nothing left to expand
     after = [replay(map(int, line))[-1].game for line in standard_openings()]
     assert sum(shipped.action(game) is not None for game in after) >= 450

@@ -4,8 +4,8 @@ Chapter 2 builds ``Game`` cell by cell, chapter 3's ``TreeGame`` extends it, cha
 extends that, and chapter 5 gives it its last method.  Each chapter imports the library's class of the previous
 step so that it runs fast on its own; this test executes the chapters' class cells, in reading order, in one
 namespace, so that each class extends the readable one before it, and compares the final classes with
-``awale.game.Game``, ``awale.game.TreeGame`` and ``awale.game.TreeStatsGame`` (the teaching classes are in
-``awale.game``, not the top-level API): the same public names, the same signatures, the
+``awale.core.game.Game``, ``awale.core.game.TreeGame`` and ``awale.core.game.TreeStatsGame`` (the teaching classes are in
+``awale.core.game``, not the top-level API): the same public names, the same signatures, the
 same hooks, and the same behaviour on seeded random games.
 """
 
@@ -22,7 +22,7 @@ import nbformat
 import pytest
 
 import awale
-import awale.game
+import awale.core.game
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -72,10 +72,10 @@ def test_each_class_extends_the_chapters_previous_one(chain):
 
 
 def test_the_teaching_classes_are_not_the_top_level_api():
-    """The chapters import TreeGame and TreeStatsGame from awale.game; ``import awale`` offers the final classes."""
+    """The chapters import TreeGame and TreeStatsGame from awale.core.game; ``import awale`` offers the final classes."""
     for name in ("TreeGame", "TreeStatsGame"):
         assert name not in awale.__all__ and not hasattr(awale, name)
-        assert name in awale.game.__all__
+        assert name in awale.core.game.__all__
 
 
 def _hooks(chain) -> dict[str, set[str]]:
@@ -96,17 +96,17 @@ def test_hooks_are_introduced_where_the_class_is_met(chain):
     hooks = _hooks(chain)
     assert hooks.get("TreeStatsGame") == {"_init_node"}, hooks
     for name, names in hooks.items():
-        library = getattr(awale.game, name)
+        library = getattr(awale.core.game, name)
         for hook in names:
-            assert hasattr(library, hook), f"awale.game.{name} lacks the hook {hook}"
+            assert hasattr(library, hook), f"awale.core.game.{name} lacks the hook {hook}"
             assert _parameters(getattr(chain[name], hook)) == _parameters(getattr(library, hook)), hook
 
 
 @pytest.mark.parametrize("name", CLASSES)
 def test_same_public_names_and_signatures(chain, name):
-    ours, library = chain[name](), getattr(awale.game, name)()
+    ours, library = chain[name](), getattr(awale.core.game, name)()
     assert _public(ours) == _public(library), _public(ours) ^ _public(library)
-    assert _parameters(chain[name]) == _parameters(getattr(awale.game, name))  # the constructor
+    assert _parameters(chain[name]) == _parameters(getattr(awale.core.game, name))  # the constructor
     for attribute in sorted(_public(library)):
         theirs = getattr(type(library), attribute, None)
         mine = getattr(type(ours), attribute, None)
@@ -174,7 +174,7 @@ def test_trees_and_statistics_grow_alike(chain):
     plies = 0
     for n, s in BOARDS[:4]:
         rules = awale.Rules(pits_per_side=n, seeds_per_pit=s)
-        ours, library = Stats(rules), awale.game.TreeStatsGame(rules)
+        ours, library = Stats(rules), awale.core.game.TreeStatsGame(rules)
         for _ in range(25):  # descents from the same root, as a search makes them
             node, twin = ours, library
             while not twin.game_finished:

@@ -5,7 +5,7 @@ import pytest
 from awale import Game
 from awale.agents import parse
 from awale.agents.champion import QUIESCENCE, _shipped_book
-from awale.match import play
+from awale.play.match import play
 from conftest import ROOT
 
 
@@ -74,10 +74,10 @@ def test_the_book_parameter_keeps_its_old_meanings():
 
 
 def test_a_grown_book_is_played_from_its_file_or_as_book_grown(tmp_path, monkeypatch):
-    from awale import book
+    from awale.offline import book_builder
     from awale.agents import champion
 
-    grown = book.grow(book.Growth("minimax(depth=2)", batch=2), 9)
+    grown = book_builder.grow(book_builder.Growth("minimax(depth=2)", batch=2), 9)
     path = tmp_path / "grown.json.gz"
     grown.save(path)
     spec = f"champion(depth=2, book={str(path)!r})"
@@ -92,7 +92,7 @@ def test_a_grown_book_is_played_from_its_file_or_as_book_grown(tmp_path, monkeyp
     monkeypatch.setattr(champion, "GROWN_BOOK_PATH", missing)
     with pytest.raises(ValueError, match="not built yet") as refused:
         parse("champion(depth=2, book='grown')")
-    command = "python -m awale book grow --positions 20000 --out lib/awale/opening-book-grown.json.gz"
+    command = "python -m awale book grow --positions 20000 --out lib/awale/knowledge/opening-book-grown.json.gz"
     assert command in str(refused.value)
     path.rename(missing)
     assert parse("champion(depth=2, book='grown')").act(covered[0]) == grown.action(covered[0])

@@ -125,7 +125,7 @@ def test_match_under_a_clock(capsys):
 
 
 def test_match_show_prints_every_position(capsys):
-    from awale.match import play
+    from awale.play.match import play
 
     record = play("random", "greedy(eps=0.5)", seed=4)
     assert main(["match", "random", "greedy(eps=0.5)", "--seed", "4", "--show"]) == 0
@@ -311,8 +311,24 @@ def test_help_imports_no_experiment_nor_dask():
     assert out.strip().splitlines()[-1] == "[]"
 
 
+def test_a_spec_for_play_is_checked_without_the_experiments_nor_pandas():
+    """``play SPEC`` checks its spec with the agents alone: the experiments (and pandas, Dask) stay unloaded."""
+    import subprocess
+    import sys as _sys
+
+    code = (
+        "import sys\nfrom awale.cli import build_parser\n"
+        "args = build_parser().parse_args(['play', 'minimax(depth=2)'])\n"
+        "assert args.agent == 'minimax(depth=2)', args.agent\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('awale.experiments', 'pandas', 'dask', 'distributed'))))"
+    )
+    out = subprocess.run([_sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip().splitlines()[-1] == "[]"
+
+
 def test_book_grow_stops_on_ctrl_c_with_its_state_saved_and_resumes(tmp_path):
-    from awale import book
+    from awale.knowledge import book
+    from awale.offline import book_builder
 
     args = [sys.executable, "-m", "awale", "book", "grow", "--search", "minimax(depth=6)", "--positions", "100000",
             "--out", "b.json.gz", "--workers", "2", "--save-every", "0"]
@@ -328,7 +344,7 @@ def test_book_grow_stops_on_ctrl_c_with_its_state_saved_and_resumes(tmp_path):
     assert process.returncode == 130, err
     assert "Traceback" not in err and "run the same command again to resume" in err
     assert wait_for_group(process.pid) == [], "the worker processes outlived the interruption"
-    saved = book.BookTree.load(state, book.Growth("minimax(depth=6)"))
+    saved = book_builder.BookTree.load(state, book_builder.Growth("minimax(depth=6)"))
     assert f"interrupted: {saved.expanded:,} positions are saved in b.json.gz.state" in err
     assert not (tmp_path / "b.json.gz").exists()
     args[args.index("100000")] = str(saved.expanded + 1)

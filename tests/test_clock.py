@@ -6,16 +6,16 @@ import pytest
 from awale.agents import Agent, parse
 from awale.agents.clocked import ClockedAgent, with_clock
 from awale.agents.timing import CLOCK_MAX_SHARE, CLOCK_RESERVE, TimeManager
-from awale.clock import Clock
+from awale.core.clock import Clock
 from awale.experiments import Store
 from awale.experiments.verify import check_rules, clocked, time_based, verify
-from awale.match import play
+from awale.play.match import play
 
 from conftest import position
 
 
 class Seconds:
-    """A stand-in for the ``time`` module of :mod:`awale.match`: each reading is one second after the last, so that
+    """A stand-in for the ``time`` module of :mod:`awale.play.match`: each reading is one second after the last, so that
     every move takes exactly one second."""
 
     def __init__(self) -> None:
@@ -105,7 +105,7 @@ def test_play_refuses_a_second_clock():
 
 
 def test_a_side_out_of_time_loses(monkeypatch):
-    monkeypatch.setattr("awale.match.time", Seconds())  # every move takes one second
+    monkeypatch.setattr("awale.play.match.time", Seconds())  # every move takes one second
     record = play("greedy", "random", seed=3, clock="10+0")
     assert (record.south, record.north) == ("clocked(agent='greedy', tc='10+0')", "clocked(agent='random', tc='10+0')")
     # South's eleventh move (ply 21) finds its ten seconds spent: it is not played, and North wins.
@@ -116,20 +116,20 @@ def test_a_side_out_of_time_loses(monkeypatch):
 
 
 def test_the_increment_keeps_a_side_in_time(monkeypatch):
-    monkeypatch.setattr("awale.match.time", Seconds())
+    monkeypatch.setattr("awale.play.match.time", Seconds())
     record = play("greedy", "random", seed=3, clock="1+1")
     assert record.flagged is None and record.winner == play("greedy", "random", seed=3).winner
     assert record.moves == play("greedy", "random", seed=3).moves  # a clock changes no move of these agents
 
 
 def test_only_a_side_with_a_clock_can_lose_on_time(monkeypatch):
-    monkeypatch.setattr("awale.match.time", Seconds())
+    monkeypatch.setattr("awale.play.match.time", Seconds())
     record = play("greedy", "clocked(agent='random', tc='5+0')", seed=1)
     assert (record.flagged, record.winner, record.plies) == (1, 0, 11)  # North's sixth move
 
 
 def test_agents_are_told_their_time(monkeypatch):
-    monkeypatch.setattr("awale.match.time", Seconds())
+    monkeypatch.setattr("awale.play.match.time", Seconds())
     told = []
     monkeypatch.setattr(Agent, "observe_clock", lambda self, remaining, increment: told.append((remaining, increment)))
     play("greedy", "random", seed=3, clock="100+0.5", max_plies=6)
@@ -137,7 +137,7 @@ def test_agents_are_told_their_time(monkeypatch):
 
 
 def test_games_lost_on_time_are_stored_and_checked(tmp_path, monkeypatch):
-    monkeypatch.setattr("awale.match.time", Seconds())
+    monkeypatch.setattr("awale.play.match.time", Seconds())
     path = tmp_path / "clocked.sqlite"
     records = [play("greedy", "random", seed=seed, clock="10+0") for seed in range(3)]
     assert any(r.flagged is not None for r in records)

@@ -7,7 +7,9 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
+from awale.knowledge import endgame_build as egb
+from awale.offline import endgame_checks as checks
 from awale.cli import main
 from awale.search.alphabeta import AlphaBeta
 
@@ -17,7 +19,7 @@ TINY = Rules(pits_per_side=2, seeds_per_pit=3)  # 12 seeds
 
 @pytest.fixture(scope="module")
 def small():
-    return eg.build(SMALL, 7)
+    return egb.build(SMALL, 7)
 
 
 def _moves(database, board):
@@ -27,13 +29,13 @@ def _moves(database, board):
     state[: 2 * n] = board
     state[2 * n + 4] = -1
     out = np.empty(n, dtype=np.int64)
-    from awale.rules import legal_actions
+    from awale.core.rules import legal_actions
 
     count = legal_actions(state, np.array(database.rules.params), out)
     result = []
     for action in out[:count]:
         child = np.empty(2 * n, dtype=np.int64)
-        taken = eg._turned(np.array(board, dtype=np.int64), int(action), n, database.rules.params[3], child)
+        taken = eg.play_turned(np.array(board, dtype=np.int64), int(action), n, database.rules.params[3], child)
         result.append((int(taken), tuple(int(c) for c in child)))
     return result
 
@@ -75,7 +77,7 @@ def _attractor_values(database):
 
 @pytest.mark.parametrize("rules, seeds", [(TINY, 8), (SMALL, 5)])
 def test_values_equal_the_textbook_attractors(rules, seeds):
-    database = eg.build(rules, seeds)
+    database = egb.build(rules, seeds)
     expected = _attractor_values(database)
     got = {database.board(i): int(database.values[i]) for i in range(len(database))}
     assert got == expected
@@ -111,30 +113,30 @@ def test_lookups_from_a_game(small):
 
 def test_comparisons_with_the_exact_search(small):
     searcher = AlphaBeta(SMALL)
-    statuses = [eg.compare(small, i, searcher).status for i in eg.sample(small, 40, seed=3)]
+    statuses = [checks.compare(small, i, searcher).status for i in checks.sample(small, 40, seed=3)]
     assert "unexplained" not in statuses and statuses.count("agree") > 10
     # A wrong value is caught: αβ does not confirm it and the replayed search does not either.
-    index = next(i for i in eg.sample(small, 40, seed=3) if eg.compare(small, i, searcher).status == "agree")
+    index = next(i for i in checks.sample(small, 40, seed=3) if checks.compare(small, i, searcher).status == "agree")
     broken = eg.EndgameDatabase(small.rules, small.seeds)
     broken._values = np.array(small.values)
     broken._values[index] += 2
-    assert eg.compare(broken, index, searcher).status == "unexplained"
+    assert checks.compare(broken, index, searcher).status == "unexplained"
 
 
 def test_a_repetition_explains_a_disagreement():
-    database = eg.build(SMALL, 6)
+    database = egb.build(SMALL, 6)
     searcher = AlphaBeta(SMALL)
-    statuses = {eg.compare(database, i, searcher).status for i in eg.sample(database, 60, seed=1, max_seeds=4)}
+    statuses = {checks.compare(database, i, searcher).status for i in checks.sample(database, 60, seed=1, max_seeds=4)}
     assert "explained" in statuses and "unexplained" not in statuses
 
 
 def test_the_captures_question_on_every_position_and_split(small):
-    found = eg.captures_check(small)
+    found = checks.captures_check(small)
     assert found["value"] == found["best"] == 0 and found["cases"] > 5000
     broken = eg.EndgameDatabase(small.rules, small.seeds)
     broken._values = np.array(small.values)
-    broken._values[eg.sample(small, 1, seed=2)[0]] -= 3
-    wrong = eg.captures_check(broken)
+    broken._values[checks.sample(small, 1, seed=2)[0]] -= 3
+    wrong = checks.captures_check(broken)
     assert wrong["value"] + wrong["best"] > 0
 
 
@@ -175,7 +177,7 @@ def test_saves_to_one_path_at_once_leave_one_whole_file(small, tmp_path):
     for saver in savers:
         saver.join()
     assert errors == [] and [p.name for p in tmp_path.iterdir()] == ["shared.db"]
-    assert eg.load(str(path)).verify_checksum() and path.stat().st_mode & 0o777 == 0o666 & ~eg._UMASK
+    assert eg.load(str(path)).verify_checksum() and path.stat().st_mode & 0o777 == 0o666 & ~eg.UMASK
 
 
 @pytest.mark.parametrize(
@@ -189,7 +191,7 @@ def test_saves_to_one_path_at_once_leave_one_whole_file(small, tmp_path):
 )
 def test_bad_builds_are_value_errors(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        eg.build(**kwargs)
+        egb.build(**kwargs)
 
 
 def test_alphabeta_result_gives_up_within_its_node_budget():

@@ -8,7 +8,9 @@ import numpy as np
 import pytest
 
 from awale import Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
+from awale.knowledge import endgame_build as egb
+from awale.offline import endgame_checks as checks
 from awale.cli import main
 
 SMALL = Rules(pits_per_side=3, seeds_per_pit=2)
@@ -25,16 +27,16 @@ VARIANTS = [
 
 @pytest.mark.parametrize("rules, seeds", VARIANTS)
 def test_counts_give_the_values_of_the_sweeps_byte_for_byte(rules, seeds):
-    swept = eg.build(rules, seeds, method="sweeps")
-    counted = eg.build(rules, seeds)
+    swept = egb.build(rules, seeds, method="sweeps")
+    counted = egb.build(rules, seeds)
     assert np.array_equal(np.asarray(swept.values), np.asarray(counted.values))
     assert swept.checksum == counted.checksum
     assert counted.recurrence_errors() == 0 and swept.recurrence_errors() == 0
 
 
 def test_one_thread_and_two_give_the_same_values():
-    one = eg.build(Rules(), 10, threads=1)
-    two = eg.build(Rules(), 10, threads=2)
+    one = egb.build(Rules(), 10, threads=1)
+    two = egb.build(Rules(), 10, threads=2)
     assert one.checksum == two.checksum
 
 
@@ -50,8 +52,8 @@ def test_the_layers_hold_the_known_counts_of_positions(pits, seeds):
 
 def test_a_file_build_has_the_values_of_the_build_in_memory(tmp_path):
     path = tmp_path / "e.db"
-    built = eg.build_file(str(path), SMALL, 8)
-    assert built.checksum == eg.build(SMALL, 8).checksum
+    built = egb.build_file(str(path), SMALL, 8)
+    assert built.checksum == egb.build(SMALL, 8).checksum
     assert not (tmp_path / "e.db.part").exists() and not (tmp_path / "e.db.part.json").exists()
     loaded = eg.load(str(path), verify=True)
     assert loaded.verify_layers() == [] and len(loaded._layer_sums) == 9
@@ -73,74 +75,74 @@ def _stop_at(layer):
 def test_a_stopped_build_resumes_from_its_last_finished_layer(tmp_path):
     path = tmp_path / "e.db"
     with pytest.raises(_Stop):
-        eg.build_file(str(path), SMALL, 8, _stop_at(6))
+        egb.build_file(str(path), SMALL, 8, _stop_at(6))
     state = json.loads((tmp_path / "e.db.part.json").read_text())
     assert len(state["layers"]) == 6 and not path.exists()
     lines, seen = [], set()
-    eg.build_file(str(path), SMALL, 8, lambda at, done, message: seen.add(at), log=lines.append)
+    egb.build_file(str(path), SMALL, 8, lambda at, done, message: seen.add(at), log=lines.append)
     assert lines == [f"resuming the build in {path}.part: layers 0 to 5 are done and whole"]
     assert min(seen) == 6  # the finished layers are not solved again
-    assert eg.load(str(path), verify=True).checksum == eg.build(SMALL, 8).checksum
+    assert eg.load(str(path), verify=True).checksum == egb.build(SMALL, 8).checksum
 
 
 def test_the_progress_moves_on_while_a_layer_counts_its_moves(tmp_path, monkeypatch):
-    monkeypatch.setattr(eg, "_MOVES_REPORTED", 64)  # small layers report as the deep ones do
+    monkeypatch.setattr(egb, "_MOVES_REPORTED", 64)  # small layers report as the deep ones do
     reports = []
-    built = eg.build_file(str(tmp_path / "e.db"), SMALL, 8, lambda *report: reports.append(report))
+    built = egb.build_file(str(tmp_path / "e.db"), SMALL, 8, lambda *report: reports.append(report))
     counting = [done for at, done, message in reports if at == 8 and "counting moves" in message]
     size = int(built._offsets[9] - built._offsets[8])
     step = max(64, size // 50)
     assert len(counting) == -(-size // step) > 1 and all(a < b for a, b in zip(counting, counting[1:]))
     assert counting[-1] - counting[0] == (len(counting) - 1) * step // 2  # half a layer's work is its moves
-    assert built.checksum == eg.build(SMALL, 8).checksum  # counted in pieces, the same values
+    assert built.checksum == egb.build(SMALL, 8).checksum  # counted in pieces, the same values
 
 
 def test_a_damaged_layer_is_solved_again_on_resume(tmp_path):
     path = tmp_path / "e.db"
     with pytest.raises(_Stop):
-        eg.build_file(str(path), SMALL, 8, _stop_at(7))
+        egb.build_file(str(path), SMALL, 8, _stop_at(7))
     database = eg.EndgameDatabase(SMALL, 8)
-    offset = len(eg._MAGIC) + 8 + eg._header_room(8)
+    offset = len(eg.MAGIC) + 8 + egb._header_room(8)
     with open(f"{path}.part", "r+b") as handle:  # one byte of layer 4 flipped
         handle.seek(offset + int(database._offsets[4]) + 3)
         byte = handle.read(1)
         handle.seek(-1, 1)
         handle.write(bytes([byte[0] ^ 1]))
     lines = []
-    eg.build_file(str(path), SMALL, 8, log=lines.append)
+    egb.build_file(str(path), SMALL, 8, log=lines.append)
     assert lines == [f"resuming the build in {path}.part: layers 0 to 3 are done and whole"]
-    assert eg.load(str(path), verify=True).checksum == eg.build(SMALL, 8).checksum
+    assert eg.load(str(path), verify=True).checksum == egb.build(SMALL, 8).checksum
 
 
 def test_a_build_for_other_seeds_starts_afresh(tmp_path):
     path = tmp_path / "e.db"
     with pytest.raises(_Stop):
-        eg.build_file(str(path), SMALL, 8, _stop_at(5))
+        egb.build_file(str(path), SMALL, 8, _stop_at(5))
     lines = []
-    assert eg.build_file(str(path), SMALL, 7, log=lines.append).checksum == eg.build(SMALL, 7).checksum
+    assert egb.build_file(str(path), SMALL, 7, log=lines.append).checksum == egb.build(SMALL, 7).checksum
     assert lines == []
 
 
 def test_layers_copied_from_another_database_give_the_values_of_a_build(tmp_path):
     deep, shallow = tmp_path / "deep.db", tmp_path / "shallow.db"
-    eg.build_file(str(deep), SMALL, 8)
+    egb.build_file(str(deep), SMALL, 8)
     lines, seen = [], set()
-    derived = eg.build_file(str(shallow), SMALL, 6, lambda at, done, message: seen.add(at), log=lines.append,
+    derived = egb.build_file(str(shallow), SMALL, 6, lambda at, done, message: seen.add(at), log=lines.append,
                             source=eg.load(str(deep)))
     assert lines == [f"copied layers 0 to 6 from {deep}"] and seen == set()  # nothing solved
-    assert eg.load(str(shallow), verify=True).checksum == derived.checksum == eg.build(SMALL, 6).checksum
+    assert eg.load(str(shallow), verify=True).checksum == derived.checksum == egb.build(SMALL, 6).checksum
     # A shallower database starts a deeper build, whose first layer not copied is solved.
     lines, seen = [], set()
     deeper = tmp_path / "deeper.db"
-    eg.build_file(str(deeper), SMALL, 9, lambda at, done, message: seen.add(at), log=lines.append,
+    egb.build_file(str(deeper), SMALL, 9, lambda at, done, message: seen.add(at), log=lines.append,
                   source=eg.load(str(shallow)))
     assert lines == [f"copied layers 0 to 6 from {shallow}"] and min(seen) == 7
-    assert eg.load(str(deeper), verify=True).checksum == eg.build(SMALL, 9).checksum
+    assert eg.load(str(deeper), verify=True).checksum == egb.build(SMALL, 9).checksum
 
 
 def test_a_damaged_layer_is_not_copied_and_other_rules_are_refused(tmp_path):
     deep = tmp_path / "deep.db"
-    eg.build_file(str(deep), SMALL, 8)
+    egb.build_file(str(deep), SMALL, 8)
     database = eg.load(str(deep))
     with open(deep, "r+b") as handle:  # one byte of layer 5 flipped
         handle.seek(database._offset + int(database._offsets[5]) + 2)
@@ -149,19 +151,19 @@ def test_a_damaged_layer_is_not_copied_and_other_rules_are_refused(tmp_path):
         handle.write(bytes([byte[0] ^ 1]))
     lines = []
     copy = tmp_path / "copy.db"
-    eg.build_file(str(copy), SMALL, 8, log=lines.append, source=eg.load(str(deep)))
+    egb.build_file(str(copy), SMALL, 8, log=lines.append, source=eg.load(str(deep)))
     assert lines == [f"copied layers 0 to 4 from {deep}"]
-    assert eg.load(str(copy), verify=True).checksum == eg.build(SMALL, 8).checksum
+    assert eg.load(str(copy), verify=True).checksum == egb.build(SMALL, 8).checksum
     with pytest.raises(ValueError, match="same rules"):
-        eg.build_file(str(tmp_path / "other.db"), Rules(pits_per_side=2, seeds_per_pit=3), 5, source=database)
+        egb.build_file(str(tmp_path / "other.db"), Rules(pits_per_side=2, seeds_per_pit=3), 5, source=database)
     old = eg.load(str(copy))
     old._layer_sums = None  # as a database of the first format reads
     with pytest.raises(ValueError, match="no layer checksums"):
-        eg.build_file(str(tmp_path / "other.db"), SMALL, 5, source=old)
+        egb.build_file(str(tmp_path / "other.db"), SMALL, 5, source=old)
 
 
 def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path, monkeypatch):
-    small = eg.build(SMALL, 7)
+    small = egb.build(SMALL, 7)
     path = tmp_path / "e.db"
     small.save(str(path))
     header = eg.load(str(path)).header()
@@ -173,8 +175,8 @@ def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path, monkeypa
     assert eg.load(str(tmp_path / "bad.db")).verify_layers() == [5]
     assert eg.load(str(tmp_path / "bad.db")).verify_layers([7, 4, 5, 5]) == [5]
     read = []
-    digest = eg._layer_digest
-    monkeypatch.setattr(eg, "_layer_digest", lambda values: read.append(len(values)) or digest(values))
+    digest = eg.layer_digest
+    monkeypatch.setattr(eg, "layer_digest", lambda values: read.append(len(values)) or digest(values))
     assert eg.load(str(tmp_path / "bad.db")).verify_layers([0, 6]) == [] and len(read) == 2  # those two only
     for wrong in ([8], [-1], [2.0]):
         with pytest.raises(ValueError, match="layers run from 0 to 7"):
@@ -185,23 +187,23 @@ def test_loading_checks_each_layer_and_reads_the_first_format(tmp_path, monkeypa
     text = {**header, "version": 1}
     del text["layers"]
     raw = json.dumps(text, sort_keys=True).encode()
-    (tmp_path / "v1.db").write_bytes(eg._MAGIC + len(raw).to_bytes(8, "little") + raw + np.asarray(small.values).tobytes())
+    (tmp_path / "v1.db").write_bytes(eg.MAGIC + len(raw).to_bytes(8, "little") + raw + np.asarray(small.values).tobytes())
     old = eg.load(str(tmp_path / "v1.db"), verify=True)
     assert old.verify_layers() == [] and np.array_equal(old.values, small.values)
 
 
 def test_each_layer_agrees_with_the_exact_search_of_the_database_game():
-    database = eg.build(SMALL, 8)
+    database = egb.build(SMALL, 8)
     agreed = 0
     for seeds in range(1, 9):
-        found = eg.search_check(database, seeds, 40, nodes=50_000, seed=seeds)
+        found = checks.search_check(database, seeds, 40, nodes=50_000, seed=seeds)
         assert found["disagree"] == 0 and found["agree"] > 0, (seeds, found)
         agreed += found["agree"]
     assert agreed >= 200
     broken = eg.EndgameDatabase(SMALL, 8)
     broken._values = np.array(database.values)
     broken._values[int(database._offsets[6]) : int(database._offsets[7])] += 1
-    assert eg.search_check(broken, 6, 40, nodes=50_000)["disagree"] > 0
+    assert checks.search_check(broken, 6, 40, nodes=50_000)["disagree"] > 0
 
 
 def test_the_memory_a_build_needs():
@@ -211,9 +213,9 @@ def test_the_memory_a_build_needs():
     assert eg.memory_needed(6, 25) == math.comb(37, 12) + 6 * math.comb(36, 11)
     assert eg.memory_needed(6, 15, "sweeps") > eg.memory_needed(6, 15)
     with pytest.raises(ValueError, match="above the cap"):
-        eg.build_file("unused.db", Rules(), 25, memory=2**30)
+        egb.build_file("unused.db", Rules(), 25, memory=2**30)
     with pytest.raises(ValueError, match="method must be one of"):
-        eg.build(SMALL, 3, method="fast")
+        egb.build(SMALL, 3, method="fast")
 
 
 def test_the_command_line_builds_layer_by_layer_and_checks_each_layer(tmp_path, capsys, monkeypatch):
@@ -225,12 +227,12 @@ def test_the_command_line_builds_layer_by_layer_and_checks_each_layer(tmp_path, 
     assert "recurrence: 0 of 924 positions" in out and "disagree" in out
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path / "cache"))
     assert main(["endgame", "build", "--seeds", "5", "--pits", "3", "--seeds-per-pit", "2"]) == 0
-    from awale.agents.endgame import built_database_path
+    from awale.knowledge.endgame_cache import built_database_path
 
     assert eg.load(str(built_database_path(5, SMALL)), verify=True).seeds == 5
     assert main(["endgame", "build", "--seeds", "4", "--pits", "3", "--seeds-per-pit", "2", "--from", path]) == 0
     assert f"copied layers 0 to 4 from {path}" in capsys.readouterr().err
-    assert eg.load(str(built_database_path(4, SMALL)), verify=True).checksum == eg.build(SMALL, 4).checksum
+    assert eg.load(str(built_database_path(4, SMALL)), verify=True).checksum == egb.build(SMALL, 4).checksum
     assert main(["endgame", "build", "--seeds", "4", "--from", str(tmp_path / "missing.db")]) == 2
     assert "--from" in capsys.readouterr().err
 
@@ -248,15 +250,15 @@ def _waves(database, seeds):
     low = int(offsets[seeds])
     moves = {}
     for rank in range(int(offsets[seeds + 1]) - low):
-        count = eg._position(rank, seeds, params, binom, board, state, out)
-        best, quiet = (eg._ending(board, n, params[5]) if count == 0 else None), []
+        count = eg.position_at(rank, seeds, params, binom, board, state, out)
+        best, quiet = (eg.stuck_value(board, n, params[5]) if count == 0 else None), []
         for j in range(count):
-            taken = eg._turned(board, out[j], n, params[3], child)
+            taken = eg.play_turned(board, out[j], n, params[3], child)
             if taken:
-                value = taken - int(values[int(offsets[seeds - taken]) + eg._rank(child, 2 * n, binom)])
+                value = taken - int(values[int(offsets[seeds - taken]) + eg.rank_of(child, 2 * n, binom)])
                 best = value if best is None else max(best, value)
             else:
-                quiet.append(low + eg._rank(child, 2 * n, binom))
+                quiet.append(low + eg.rank_of(child, 2 * n, binom))
         if values[low + rank]:
             moves[low + rank] = (best, quiet)
     wave = {}
@@ -283,7 +285,7 @@ def _waves(database, seeds):
 
 def test_the_deepest_wave_of_each_layer_is_the_slowest_decision_of_its_values():
     found = []
-    database = eg.build(SMALL, 8, deepest=found.append)
+    database = egb.build(SMALL, 8, deepest=found.append)
     assert [d.seeds for d in found] == list(range(1, 9))
     for deepest in found:
         wave = _waves(database, deepest.seeds)

@@ -4,9 +4,12 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
+from awale.knowledge import endgame_build as egb
+from awale.offline import endgame_checks as checks
 from awale.agents import parse
-from awale.rules import seed_rng
+from awale.core.positions import sample_positions
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import WIN, AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
 
@@ -19,25 +22,17 @@ S = 8
 
 @pytest.fixture(scope="module")
 def nobody():
-    return eg.build(NOBODY, S)
+    return egb.build(NOBODY, S)
 
 
 @pytest.fixture(scope="module")
 def abapa_small():
-    return eg.build(ABAPA_SMALL, S)
+    return egb.build(ABAPA_SMALL, S)
 
 
 def _positions(rules, most, count, seed, least=1):
     """Seeded random games, each stopped at its first position with at most ``most`` seeds on the board."""
-    rng = np.random.default_rng(seed)
-    found = []
-    while len(found) < count:
-        game = Game(rules=rules)
-        while not game.game_finished and sum(game.pits) > most:
-            game = game.step(int(rng.choice(game.legal_actions)))[0]
-        if not game.game_finished and sum(game.pits) >= least and len(game.legal_actions) > 1:
-            found.append(game)
-    return found
+    return sample_positions(most, count, np.random.default_rng(seed), rules, least)
 
 
 def _result(database, game, action):
@@ -106,7 +101,7 @@ def test_abapa_disagreements_come_from_repetitions_only(abapa_small):
         agree += expected == found
         lead = game.captures[game.current_player] - game.captures[1 - game.current_player]
         board = np.roll(game.pits, -3 * game.current_player)
-        replayed = eg._search_value(abapa_small, board, False, 10**6)
+        replayed = checks._search_value(abapa_small, board, False, 10**6)
         assert found == (lead + replayed > 0) - (lead + replayed < 0)
     assert agree >= 50
 
@@ -173,7 +168,7 @@ def test_bad_databases_are_value_errors(nobody):
         AlphaBeta(ABAPA_SMALL, endgame=nobody)
     with pytest.raises(ValueError, match="the endgame database is for"):
         SearchTree(Game(rules=ABAPA_SMALL), SearchConfig(), seed_rng(1), endgame=nobody)
-    with pytest.raises(ValueError, match="endgame must be an awale.endgame.EndgameDatabase"):
+    with pytest.raises(ValueError, match="endgame must be an awale.knowledge.endgame.EndgameDatabase"):
         AlphaBeta(NOBODY, endgame="endgame15.db")
 
 
@@ -195,7 +190,7 @@ def test_agents_search_with_the_database(nobody, tmp_path):
 
 def test_a_number_of_seeds_builds_the_database_once_and_caches_it(nobody, tmp_path, monkeypatch):
     """``endgame='8'`` plays as the file of the same database does, built on first use and then reused."""
-    from awale.agents.endgame import built_database_path
+    from awale.knowledge.endgame_cache import built_database_path
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path / "cache"))
     path = built_database_path(S, NOBODY)
@@ -223,21 +218,21 @@ def test_a_number_of_seeds_builds_the_database_once_and_caches_it(nobody, tmp_pa
 def test_too_many_seeds_to_build_are_refused_in_one_line(seeds, message, memory, disk, tmp_path, monkeypatch):
     import collections
 
-    from awale.agents import endgame as option
+    from awale.knowledge import endgame_cache as cache
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
     if memory is not None:
-        monkeypatch.setattr(option, "_available_memory", lambda: memory)
+        monkeypatch.setattr(cache, "_available_memory", lambda: memory)
     if disk is not None:
         usage = collections.namedtuple("usage", "total used free")
-        monkeypatch.setattr(option.shutil, "disk_usage", lambda path: usage(10 * disk, 9 * disk, disk))
+        monkeypatch.setattr(cache.shutil, "disk_usage", lambda path: usage(10 * disk, 9 * disk, disk))
     with pytest.raises(ValueError, match=message):
         parse(f"minimax(depth=2, endgame='{seeds}')").act(Game())
     assert [p for p in tmp_path.iterdir() if not p.name.endswith(".lock")] == []
 
 
 def test_the_plan_of_a_build_says_its_time_and_disk(tmp_path, monkeypatch):
-    from awale.agents.endgame import build_plan
+    from awale.knowledge.endgame_cache import build_plan
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
     plan = build_plan(20, Rules())
@@ -265,7 +260,7 @@ def test_a_value_that_is_not_seeds_is_a_file_that_must_exist(value, tmp_path, mo
 
 
 def test_a_damaged_cached_database_is_built_again(nobody, tmp_path, monkeypatch, capsys):
-    from awale.agents.endgame import built_database_path, endgame_database
+    from awale.knowledge.endgame_cache import built_database_path, endgame_database
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
     path = built_database_path(S, NOBODY)
@@ -288,7 +283,7 @@ def test_no_database_is_built_under_a_ply_cap(tmp_path, monkeypatch):
 def test_an_agent_finds_its_database_once_per_reset(nobody, tmp_path, monkeypatch, spec):
     """The ``endgame`` option is resolved at the first move after a reset, not looked up at every move."""
     from awale.agents import endgame as option
-    from awale.match import play
+    from awale.play.match import play
 
     path = tmp_path / "small.db"
     nobody.save(str(path))

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules, simulate
-from awale._jit import COMPILED
+from awale.core._jit import COMPILED
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -75,8 +75,8 @@ def test_simulate_needs_a_game():
 PROBE = """
 import json
 from awale import Game, Rules, simulate
-from awale.rules import perft
-from awale._jit import COMPILED
+from awale.core.rules import perft
+from awale.core._jit import COMPILED
 results = {"compiled": COMPILED}
 for n, s in [(6, 4), (4, 3), (2, 2)]:
     for rules in (Rules(pits_per_side=n, seeds_per_pit=s), Rules.simplified(n, s),

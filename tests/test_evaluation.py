@@ -10,11 +10,11 @@ import pytest
 
 from awale import Game
 from awale.agents import parse
-from awale.evaluation import (
+from awale.knowledge.evaluation import (
     ALL_FEATURES, FEATURES, KROO_WINDOW, TIMING_FEATURES, WEIGHTS, WEIGHTS_PATH, Evaluation, features, kroo_timing,
     load_evaluation,
 )
-from awale.rules import Rules, sow
+from awale.core.rules import Rules, sow
 from awale.search.mcts import SearchConfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -3,7 +3,7 @@
 import numpy as np
 
 from awale.agents import parse
-from awale.rules import seed_rng
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import action_values
 from awale.search.mcts import SearchConfig, SearchTree
 from conftest import SMALL_BOARDS, random_positions, result

@@ -4,7 +4,7 @@ import pytest
 
 from awale import Game, Rules
 from awale.agents import parse
-from awale.match import play
+from awale.play.match import play
 
 
 def test_the_same_seed_plays_the_same_game_and_another_seed_another():

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from awale import Game, IllegalActionError, InvalidPositionError, Rules
-from awale.rules import sow, _spread
+from awale.core.rules import sow, _spread
 
 rules_strategy = st.builds(
     Rules,

@@ -47,7 +47,7 @@ def decided(tmp_path_factory):
 def test_the_command_writes_the_tests_row(decided):
     store, book, _ = decided
     (row,) = ledger.read(book)
-    verdict = sprt.stored_verdict(row.a, row.b, SPRT(0, 100), store, sprt.standard_openings())
+    verdict = sprt.stored_verdict(sprt.TestPlan(row.a, row.b, SPRT(0, 100), sprt.standard_openings()), store)
     assert row.idea == "capture the most" and row.verdict == "H1" == verdict.hypothesis
     assert (row.pairs, row.games) == (verdict.pairs, 2 * verdict.pairs)
     assert (row.wins, row.draws, row.losses) == verdict.games and row.wins + row.draws + row.losses == row.games

@@ -4,9 +4,9 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules, simulate
-from awale import _guard
+from awale.core import _guard
 from awale.agents import parse
-from awale.rules import MAX_PLIES, MAX_SEEDS, _random_playouts, random_playouts, seed_rng
+from awale.core.rules import MAX_PLIES, MAX_SEEDS, _random_playouts, random_playouts, seed_rng
 from awale.search import loop, mcts
 from awale.search.mcts import MAX_VISITS, SearchConfig, SearchTree, max_nodes, node_bytes
 

@@ -6,7 +6,7 @@ import pytest
 
 from awale import Game, Rules
 from awale.agents import Agent, parse
-from awale.match import MatchRecord, play
+from awale.play.match import MatchRecord, play
 
 RULES = [Rules(), Rules(pits_per_side=3, seeds_per_pit=2), Rules.simplified(), Rules(grand_slam="capture-all")]
 
@@ -141,7 +141,7 @@ def test_greedy_beats_random():
 def test_a_side_whose_moves_depend_on_time_makes_an_untimed_move_first(monkeypatch):
     """Compiling a time-budgeted agent's kernels must not eat its first move's time; a replayable side is not warmed."""
     warmed = []
-    monkeypatch.setattr("awale.match.warm_up", lambda spec, rules: warmed.append(spec))
+    monkeypatch.setattr("awale.play.match.warm_up", lambda spec, rules: warmed.append(spec))
     play("uct(time=0.01)", "minimax(depth=2)", seed=1, max_plies=4)
     play("random", "uct(time=0.01, threads=2, parallel='tree')", seed=1, max_plies=4)
     assert warmed == ["uct(time=0.01)", "uct(time=0.01, threads=2, parallel='tree')"]

@@ -4,7 +4,7 @@ import pytest
 
 from awale import Game, Rules
 from awale.agents import parse
-from awale.rules import seed_rng
+from awale.core.rules import seed_rng
 from awale.search import loop
 from awale.search.mcts import SearchConfig, SearchTree, node_bytes
 from conftest import position

@@ -6,9 +6,9 @@ import pytest
 
 from awale import Game
 from awale.agents import parse
-from awale.evaluation import FEATURES, load_evaluation
-from awale.match import play
-from awale.rules import seed_rng
+from awale.knowledge.evaluation import FEATURES, load_evaluation
+from awale.play.match import play
+from awale.core.rules import seed_rng
 from awale.search.mcts import SearchConfig, SearchTree
 
 EVALUATION = load_evaluation()

@@ -490,7 +490,7 @@ def test_bad_search_arguments():
 _SCRIPT = """
 import json
 from awale import Game, Rules
-from awale._jit import COMPILED
+from awale.core._jit import COMPILED
 from awale.search.alphabeta import action_values, result, solve
 small = Game(rules=Rules(pits_per_side=2, seeds_per_pit=2))
 middle = Game()

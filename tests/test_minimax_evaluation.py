@@ -7,8 +7,8 @@ import pytest
 
 from awale import Game, Rules
 from awale.agents import parse
-from awale.evaluation import load_evaluation
-from awale.match import play
+from awale.knowledge.evaluation import load_evaluation
+from awale.play.match import play
 from awale.search.alphabeta import EVAL_SCALE, MAX_QUIESCENCE, WIN, AlphaBeta
 from conftest import random_positions
 
@@ -192,7 +192,7 @@ def test_mtdf_stopped_by_its_node_budget_keeps_the_last_iteration():
 
 def test_evaluated_leaves_stay_below_won_games():
     """Even a wildly scaled evaluation cannot score an unfinished position like a won game."""
-    from awale.evaluation import FEATURES, Evaluation
+    from awale.knowledge.evaluation import FEATURES, Evaluation
 
     steep = Evaluation([0.0, 1000.0] + [0.0] * (len(FEATURES) - 2))
     searcher = AlphaBeta(Rules(), evaluation=steep)
@@ -203,7 +203,7 @@ def test_evaluated_leaves_stay_below_won_games():
 
 
 def test_exact_values_do_not_depend_on_the_evaluation():
-    from awale.evaluation import WEIGHTS
+    from awale.knowledge.evaluation import WEIGHTS
 
     rules = Rules(pits_per_side=3, seeds_per_pit=2)
     plain = AlphaBeta(rules)

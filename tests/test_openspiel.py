@@ -26,7 +26,7 @@ import pytest
 import pyspiel
 
 from awale import Game, Rules
-from awale import rules as kernels
+from awale.core import rules as kernels
 
 #: Board sizes ``(pits_per_side, seeds_per_pit)``: 2 to 6 pits per side.
 SIZES = [(6, 4), (5, 4), (4, 3), (3, 3), (2, 2), (3, 5), (6, 2)]
@@ -144,7 +144,7 @@ def test_random_games_match_openspiel_long(size):
 
 
 def kernel_perft(game: Game, depth: int) -> int:
-    """Perft of ``game`` by the compiled kernel :func:`awale.rules.perft`."""
+    """Perft of ``game`` by the compiled kernel :func:`awale.core.rules.perft`."""
     return kernels.perft(game._state, game.rules.params, game._keys, game._boards, game._length, depth)
 
 

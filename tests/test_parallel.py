@@ -15,14 +15,14 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules
-from awale._jit import COMPILED
+from awale.core._jit import COMPILED
 from awale.agents import parse
 from awale.cli import main
 from awale.experiments import CATALOG, local_workers, pair_keys, runner
 from awale.experiments.verify import time_based
-from awale.match import play
-from awale.rules import seed_rng
-from awale import _atomic
+from awale.play.match import play
+from awale.core.rules import seed_rng
+from awale.core import _atomic
 from awale.search import mcts
 from awale.search.alphabeta import action_values
 from awale.search.loop import FIRST, NEXT, UNTRIED, VISITS
@@ -234,8 +234,8 @@ def test_atomics_in_plain_python():
 
 _PLAIN = """
 from awale import Game, Rules
-from awale._jit import COMPILED
-from awale.rules import seed_rng
+from awale.core._jit import COMPILED
+from awale.core.rules import seed_rng
 from awale.search.mcts import SearchConfig
 from awale.search.parallel import SharedTree
 from test_parallel import _check_conserved

@@ -188,7 +188,7 @@ def test_a_seed_given_to_parse_replaces_the_specs(offset):
 
 def test_a_match_builds_each_agent_once(monkeypatch):
     """``play`` makes one agent a side from its spec (the canonical spec is remembered), none to copy."""
-    from awale.match import play
+    from awale.play.match import play
 
     built = []
     original = Agent.__init__

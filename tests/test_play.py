@@ -1,4 +1,4 @@
-"""Playing in the terminal: what a ply did (awale.record), moves and rules typed by a player, game files, and
+"""Playing in the terminal: what a ply did (awale.core.record), moves and rules typed by a player, game files, and
 the real commands ``python -m awale play`` and ``replay`` driven by scripted input."""
 
 import json
@@ -12,12 +12,12 @@ import pytest
 
 from awale import Game, Rules
 from awale.agents import parse
-from awale.match import play as match
-from awale.gamefile import load_game, save_game
-from awale.render import board_text
-from awale.rules import rules_from_text
-from awale.session import DEFAULT_AGENT, estimate, parse_move
-from awale.record import describe, ending, margin_text, replay
+from awale.play.match import play as match
+from awale.core.gamefile import load_game, save_game
+from awale.core.render import board_text
+from awale.core.rules import rules_from_text
+from awale.play.session import DEFAULT_AGENT, estimate, parse_move
+from awale.core.record import describe, ending, margin_text, replay
 from conftest import awale
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -325,9 +325,9 @@ def test_the_default_opponent_is_the_timed_champion():
 
 
 def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_path, monkeypatch):
-    from awale import endgame
-    from awale.agents.endgame import built_database_path
-    from awale.play import default_opponent
+    from awale.knowledge import endgame_build as egb
+    from awale.knowledge.endgame_cache import built_database_path
+    from awale.play.terminal import default_opponent
 
     monkeypatch.setenv("AWALE_CACHE", str(tmp_path))
     small = Rules(pits_per_side=3, seeds_per_pit=2)
@@ -339,9 +339,9 @@ def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_pat
     rules = Rules(pits_per_side=2, seeds_per_pit=7)  # 28 seeds: databases of 15 and 25 build at once
     built_database_path(25, rules).write_bytes(b"not yet built")
     assert default_opponent(rules) == parse(DEFAULT_AGENT)
-    endgame.build(rules, 15).save(str(built_database_path(15, rules)))
+    egb.build(rules, 15).save(str(built_database_path(15, rules)))
     assert default_opponent(rules) == parse(DEFAULT_AGENT).replace(endgame="15")
-    endgame.build(rules, 25).save(str(built_database_path(25, rules)))
+    egb.build(rules, 25).save(str(built_database_path(25, rules)))
     assert default_opponent(rules) == parse(DEFAULT_AGENT).replace(endgame="25")
     assert default_opponent() == parse(DEFAULT_AGENT)  # the databases of other rules are other files
 

@@ -2,8 +2,8 @@
 
 The page plays Awale with its own JavaScript; these tests hold it to the library's rules without a browser
 (``make check-site`` does the same on 10,000 games inside the built page in Chromium, and plays the page):
-seeded random games compared ply by ply with ``awale.record.describe``, αβ values compared with the library's
-``minimax``, the game file compared byte for byte with ``awale.gamefile.save_game``, and malformed game files
+seeded random games compared ply by ply with ``awale.core.record.describe``, αβ values compared with the library's
+``minimax``, the game file compared byte for byte with ``awale.core.gamefile.save_game``, and malformed game files
 refused with a message.  A deliberately broken copy of the engine must fail the same comparison.  They need
 node (``apt-get install -y nodejs``; .ci/run installs it when it is missing).
 """
@@ -22,7 +22,7 @@ import pytest
 
 from awale import Game, Rules
 from awale.experiments.stats import compare as compare_agents
-from awale.gamefile import load_game, save_game
+from awale.core.gamefile import load_game, save_game
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tools"))
@@ -186,7 +186,7 @@ def test_the_committed_measurement_is_read_by_the_page():
 
 def test_every_measured_game_is_a_legal_finished_game_with_its_result():
     from awale.experiments.store import decode_moves
-    from awale.record import replay
+    from awale.core.record import replay
 
     with open(ROOT / play_online.DEFAULT_DATA, newline="", encoding="utf-8") as file:
         games = list(csv.DictReader(file))

@@ -328,7 +328,7 @@ def test_text_and_svg_boards():
     game = position([4, 0, 0, 0, 0, 3], [1, 2, 1, 4, 0, 0], (17, 16))
     text = str(game)
     assert "North  captured 16" in text and "South  captured 17" in text and "South to move" in text
-    from awale.render import text_board
+    from awale.core.render import text_board
 
     assert text_board(game, highlight=[6]).count("*") == 2  # the label and the count of a
     svg = game.svg(highlight=[6, 7, 8])

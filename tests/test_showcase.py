@@ -4,8 +4,8 @@ import pytest
 
 from awale.experiments import CATALOG, Store, canonical_spec, load, standings
 from awale.experiments.showcase import SHOWCASE, Pick, pick_games
-from awale.match import play
-from awale.record import replay
+from awale.play.match import play
+from awale.core.record import replay
 
 SEARCHES = ("flat(iterations=30)", "mcts(iterations=30)")
 

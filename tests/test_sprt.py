@@ -14,7 +14,7 @@ from awale.cli import main
 from awale.experiments import Store, run, verify
 from awale.experiments import sprt
 from awale.experiments.sprt import SPRT, estimate, llr, logistic_score, pentanomial, trinomial
-from awale.match import play
+from awale.play.match import play
 
 OPENINGS = str(sprt.OPENINGS_FILE)
 
@@ -196,8 +196,8 @@ def test_the_two_games_of_a_pair():
 
 def test_an_agent_against_itself_accepts_h0(tmp_path):
     lines = []
-    verdict = sprt.sequential("random", "random", SPRT(0, 100), tmp_path / "s.sqlite", sprt.load_openings(OPENINGS),
-                              workers=0, live=lambda v: lines.append(v.line()))
+    plan = sprt.TestPlan("random", "random", SPRT(0, 100), sprt.load_openings(OPENINGS))
+    verdict = sprt.sequential(plan, tmp_path / "s.sqlite", workers=0, live=lambda v: lines.append(v.line()))
     assert verdict.hypothesis == "H0" and verdict.finished and verdict.pairs <= 200
     assert lines and verdict.line() == lines[-1]  # after each batch, the last checkpoint: the deciding one last
     assert "LLR" in lines[-1] and "(-2.94, 2.94)" in lines[-1] and "W-D-L" in lines[-1]
@@ -207,7 +207,8 @@ def test_an_agent_against_itself_accepts_h0(tmp_path):
 
 def test_a_much_stronger_agent_accepts_h1_quickly_and_its_games_replay(tmp_path):
     path = tmp_path / "s.sqlite"
-    verdict = sprt.sequential("minimax(depth=4)", "random", SPRT(0, 100), path, sprt.load_openings(OPENINGS), workers=0)
+    plan = sprt.TestPlan("minimax(depth=4)", "random", SPRT(0, 100), sprt.load_openings(OPENINGS))
+    verdict = sprt.sequential(plan, path, workers=0)
     assert verdict.hypothesis == "H1" and verdict.pairs <= 24 and verdict.estimate.score > 0.95
     assert verdict.games[0] > 0.95 * 2 * verdict.pairs
     assert verify(path, sample=None, progress=False).ok
@@ -216,7 +217,8 @@ def test_a_much_stronger_agent_accepts_h1_quickly_and_its_games_replay(tmp_path)
 def test_an_interrupted_test_resumes_to_the_same_verdict_without_playing_a_game_twice(tmp_path):
     openings = sprt.load_openings(OPENINGS)
     test = SPRT(0, 60)
-    reference = sprt.sequential("greedy(eps=0.8)", "random", test, tmp_path / "ref.sqlite", openings, workers=0)
+    plan = sprt.TestPlan("greedy(eps=0.8)", "random", test, openings)
+    reference = sprt.sequential(plan, tmp_path / "ref.sqlite", workers=0)
     assert reference.hypothesis == "H1" and reference.pairs > 16  # decided after the interruption below
 
     path = tmp_path / "s.sqlite"
@@ -228,7 +230,7 @@ def test_an_interrupted_test_resumes_to_the_same_verdict_without_playing_a_game_
             raise KeyboardInterrupt
 
     with pytest.raises(sprt.SPRTInterrupted) as info:
-        sprt.sequential("greedy(eps=0.8)", "random", test, path, openings, workers=0, live=stop_after_two)
+        sprt.sequential(plan, path, workers=0, live=stop_after_two)
     kept = info.value.verdict.pairs  # every complete pair, counted in order
     assert 16 <= kept < reference.pairs and info.value.stored == 2 * kept
     # a half-played pair as a crash would leave it: one game of the next pair
@@ -236,7 +238,7 @@ def test_an_interrupted_test_resumes_to_the_same_verdict_without_playing_a_game_
     pair = sprt.pair_keys("greedy(eps=0.8)", "random", sprt.shuffled(openings), kept)
     run([pair[0]], path, name, workers=0, progress=False)
 
-    resumed = sprt.sequential("greedy(eps=0.8)", "random", test, path, openings, workers=0)
+    resumed = sprt.sequential(plan, path, workers=0)
     assert (resumed.hypothesis, resumed.counts, resumed.llr) == (reference.hypothesis, reference.counts, reference.llr)
     order = sprt.shuffled(openings)
     counted = {key.stored for i in range(reference.pairs) for key in sprt.pair_keys("greedy(eps=0.8)", "random", order, i)}
@@ -245,22 +247,22 @@ def test_an_interrupted_test_resumes_to_the_same_verdict_without_playing_a_game_
         assert counted <= stored and store.count(name) == len(stored) == 2 * resumed.pairs + resumed.beyond
         before = store.count(name)
 
-    again = sprt.sequential("greedy(eps=0.8)", "random", test, path, openings, workers=0)  # decided: nothing to play
+    again = sprt.sequential(plan, path, workers=0)  # decided: nothing to play
     assert again.counts == reference.counts
     with Store(path) as store:
         assert store.count(name) == before
     # The chapters read a verdict from the store alone, the same as the run's, and play nothing.
-    read = sprt.stored_verdict("greedy(eps=0.8)", "random", test, path, openings)
+    read = sprt.stored_verdict(plan, path)
     assert (read.hypothesis, read.counts, read.llr, read.finished) == (
         reference.hypothesis, reference.counts, reference.llr, True)
     with Store(path) as store:
         assert store.count(name) == before
-    assert not sprt.stored_verdict("greedy(eps=0.8)", "random", test, tmp_path / "empty.sqlite", openings).finished
+    assert not sprt.stored_verdict(plan, tmp_path / "empty.sqlite").finished
 
 
 def test_max_pairs_ends_inconclusive(tmp_path):
-    verdict = sprt.sequential("random", "random", SPRT(-5, 5), tmp_path / "s.sqlite", ["0123", "2514"], workers=0,
-                              max_pairs=5, check_every=2)
+    plan = sprt.TestPlan("random", "random", SPRT(-5, 5), ["0123", "2514"], max_pairs=5, check_every=2)
+    verdict = sprt.sequential(plan, tmp_path / "s.sqlite", workers=0)
     assert verdict.inconclusive and verdict.pairs == 5
 
 
@@ -372,8 +374,9 @@ def test_an_interrupted_test_leaves_the_ledger_alone(tmp_path, capsys, monkeypat
 def test_the_verdict_is_the_same_on_a_dask_cluster(tmp_path):
     """One local worker process through Dask, kept for every batch: the same pairs, counts and LLR as in this process."""
     openings = sprt.load_openings(OPENINGS)
-    here = sprt.sequential("greedy(eps=0.8)", "random", SPRT(0, 60), tmp_path / "a.sqlite", openings, workers=0)
-    there = sprt.sequential("greedy(eps=0.8)", "random", SPRT(0, 60), tmp_path / "b.sqlite", openings, workers=1)
+    plan = sprt.TestPlan("greedy(eps=0.8)", "random", SPRT(0, 60), openings)
+    here = sprt.sequential(plan, tmp_path / "a.sqlite", workers=0)
+    there = sprt.sequential(plan, tmp_path / "b.sqlite", workers=1)
     assert (there.hypothesis, there.counts, there.llr) == (here.hypothesis, here.counts, here.llr)
 
 

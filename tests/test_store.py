@@ -12,7 +12,7 @@ import pytest
 from awale import Rules
 from awale.experiments import store as st
 from awale.experiments.store import Store, StoreError, count, experiments, load
-from awale.match import play
+from awale.play.match import play
 from conftest import TIMING
 
 
@@ -155,7 +155,7 @@ def test_a_crash_in_the_middle_of_a_write_leaves_no_partial_batch(tmp_path, reco
         f"""
         import os
         from awale.experiments.store import Store
-        from awale.match import play
+        from awale.play.match import play
 
         def games():
             yield play("random", "random", seed=100)

@@ -16,7 +16,7 @@ import pytest
 
 from awale.experiments import store as st
 from awale.experiments.store import Store, StoreError, claimant, load
-from awale.match import play
+from awale.play.match import play
 
 V1 = pathlib.Path(__file__).parent / "data" / "store-v1.sqlite"
 PYTHON = sys.executable

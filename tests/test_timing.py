@@ -12,8 +12,8 @@ from awale.agents.timing import (
     CHANGE_EXTENSION, DROP_EXTENSION, HARD_LIMIT, MAX_SHARE, MIN_SHARE, SETTLED_SHARE, Allowance, TimeManager,
     is_tactical, phase_weight, soft_time,
 )
-from awale.evaluation import load_evaluation
-from awale.match import play
+from awale.knowledge.evaluation import load_evaluation
+from awale.play.match import play
 from awale.search import alphabeta
 from awale.search.alphabeta import WIN, AlphaBeta, Iteration, SearchResult
 

@@ -8,7 +8,7 @@ import pytest
 from awale.cli import main
 from awale.experiments import CATALOG, Store, catalog, count, experiments, load, sprt, verify
 from awale.experiments.verify import check_replay, check_rules, time_based
-from awale.match import play
+from awale.play.match import play
 
 DATA = pathlib.Path(__file__).resolve().parents[1] / "data" / "experiments.sqlite"
 

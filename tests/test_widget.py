@@ -1,4 +1,4 @@
-"""The board to play on in Jupyter (awale.widget.PlayBoard) and the appendix notebook that shows it."""
+"""The board to play on in Jupyter (awale.play.widget.PlayBoard) and the appendix notebook that shows it."""
 
 from pathlib import Path
 
@@ -8,7 +8,7 @@ from nbclient import NotebookClient
 
 from awale import Game
 from awale.agents import parse
-from awale.widget import PlayBoard
+from awale.play.widget import PlayBoard
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ The page plays Awale with its own JavaScript engine (docs/_static/awale-engine.j
 
 - seeded random games (tools/play_trace.js: Abapa from the initial position, Abapa from random positions with few
   seeds, where repetitions and starved players are common, and other rules drawn at random) are played by the
-  page's engine and replayed through ``awale.record.describe``: at every ply the legal actions, the seeds captured
+  page's engine and replayed through ``awale.core.record.describe``: at every ply the legal actions, the seeds captured
   and the pits they came from, a grand slam that took nothing, the board, the captures, the player to move, the
   plies, the outcome and the reason the game ended must be the same; a random starting position that one refuses
   the other must refuse too;
@@ -36,8 +36,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from awale import Game, Rules
-from awale.game import InvalidPositionError
-from awale.record import describe
+from awale.core.game import InvalidPositionError
+from awale.core.record import describe
 from awale.search.alphabeta import AlphaBeta
 
 ROOT = Path(__file__).resolve().parents[1]

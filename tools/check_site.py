@@ -358,14 +358,20 @@ def check_folding(page: Page, report: PageReport) -> None:
         report.problems.append(f"{lines} lines of code only, yet the chapter opens with its code folded")
 
 
+#: How long the code switch's check waits for the page to show (or hide) the cells, after a click or a reload: two
+#: cores shared with other work can take longer than the 5 s this once was.
+SETTLE_MS = 30_000
+
+
 def check_code_switch(page: Page, report: PageReport) -> None:
     visible_cells = "[...document.querySelectorAll('div.nbinput')].filter(e => e.offsetParent !== null).length"
     visible_outputs = "[...document.querySelectorAll('div.nboutput')].filter(e => e.offsetParent !== null).length"
 
     def settles(expression: str, expected: int) -> bool:
-        """Whether ``expression`` reaches ``expected`` within a few seconds (a loaded machine is slow to paint)."""
+        """Whether ``expression`` reaches ``expected`` within :data:`SETTLE_MS` (a loaded machine is slow to paint:
+        a page that works settles in well under a second, so the wait costs time only when the check fails)."""
         try:
-            page.wait_for_function(f"() => ({expression}) === {expected}", timeout=5_000)
+            page.wait_for_function(f"() => ({expression}) === {expected}", timeout=SETTLE_MS)
             return True
         except PlaywrightTimeoutError:
             return False

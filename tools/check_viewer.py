@@ -29,7 +29,7 @@ from playwright.sync_api import sync_playwright
 
 from awale import Game
 from awale.experiments import decode_moves, load, rules_from_text
-from awale.record import replay
+from awale.core.record import replay
 from check_site import CHROMIUM_ARGS  # the same browser, network off but for the loopback address
 
 ROOT = Path(__file__).resolve().parents[1]

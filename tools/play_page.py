@@ -10,7 +10,7 @@ but a file fails the check, as does a console error or an uncaught exception), t
    position the library reaches by the same moves, and times the reply; it takes moves back with undo, turns the
    thinking on (one note per legal move of the opponent), starts new games;
 3. plays a game to its end and checks that the game file the page offers is the one
-   ``awale.gamefile.save_game`` writes for those moves, byte for byte;
+   ``awale.core.gamefile.save_game`` writes for those moves, byte for byte;
 4. pastes game files into "Watch a game file": one of other rules written by the library, stepped through to
    its end with every board compared, and malformed ones (not JSON, not a game file, an illegal move, bad
    rules), each of which must give a message and change nothing;
@@ -31,8 +31,8 @@ import numpy as np
 from playwright.sync_api import sync_playwright
 
 from awale import Game, Rules
-from awale.gamefile import save_game
-from awale.record import replay
+from awale.core.gamefile import save_game
+from awale.core.record import replay
 from check_play import CHUNK, PAGE, TRACE, Report, compare
 
 CHROMIUM_ARGS = [

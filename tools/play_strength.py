@@ -7,7 +7,7 @@ a CSV file (default data/play-online-strength.csv) that the page reads when the 
 
 Game k of a pairing opens with two random plies drawn from seed k (so that two deterministic searches do not play
 the same game twice), then the page's agent plays South in even games and North in odd ones; its random choices
-among equal moves are seeded by k too.  The library's agent plays as ``awale.match.play`` would have it (a fresh
+among equal moves are seeded by k too.  The library's agent plays as ``awale.play.match.play`` would have it (a fresh
 agent per game, its seed derived from k).  Each row gives the result, the moves and both sides' mean and
 longest time per move (the page's agent under node on this machine: a browser runs the same code at about the
 same speed).  A run resumes: games already in the file are not played again.

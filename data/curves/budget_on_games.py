@@ -18,7 +18,7 @@ from awale.agents.opening import split_opening
 from awale.experiments import CATALOG, canonical_spec, load
 from awale.experiments import calibration as cal
 from awale.experiments.store import decode_moves, rules_from_text
-from awale.game import Game
+from awale.core.game import Game
 
 
 def main() -> None:

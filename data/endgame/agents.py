@@ -16,7 +16,7 @@ import os
 import time
 
 from awale import Game
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
 from awale.agents import parse
 
 HERE = os.path.dirname(os.path.abspath(__file__))

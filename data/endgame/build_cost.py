@@ -1,7 +1,7 @@
 """Measure the layered build: ``python data/endgame/build_cost.py --seeds 20 --db PATH``.
 
 Builds the Abapa database of ``--seeds`` seeds into ``--db`` with
-:func:`awale.endgame.build_file` (resuming it if a build was stopped) and
+:func:`awale.knowledge.endgame_build.build_file` (resuming it if a build was stopped) and
 writes ``build-cost.csv`` beside this script: one row per layer ``S``, which
 is also the cost of a database of ``S`` seeds, since a build to ``S`` seeds
 is exactly layers 0 to ``S``.  Columns:
@@ -23,7 +23,7 @@ is exactly layers 0 to ``S``.  Columns:
   file and the new rows' times (and peaks) continue from its last one;
 * ``deepest_plies``, ``deepest_margin``, ``deepest_index``,
   ``deepest_value``, ``deepest_positions``: the layer's slowest decision
-  (:class:`awale.endgame.Deepest`: the most plies of quiet play before a
+  (:class:`awale.knowledge.endgame_build.Deepest`: the most plies of quiet play before a
   capture decides a position's value, the margin, a position with its value,
   and how many positions share that depth; empty for the empty board).
 
@@ -42,7 +42,8 @@ import time
 import numpy as np
 
 from awale import Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
+from awale.knowledge import endgame_build as egb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -124,7 +125,7 @@ def main() -> None:
         current["loads"].append(os.getloadavg()[0])
         current["anon"] = max(current["anon"], anonymous_mib())
 
-    database = eg.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr),
+    database = egb.build_file(args.db, rules, args.seeds, progress, log=lambda line: print(line, file=sys.stderr),
                              deepest=lambda found: deepest.update({found.seeds: found}))
     close(time.perf_counter())
     if args.previous:
@@ -136,7 +137,7 @@ def main() -> None:
 
 def write(path: str, rows: list, deepest: dict) -> None:
     """The rows so far, each with its layer's slowest decision (kept from ``--previous`` for kept layers)."""
-    fields = [f"deepest_{name}" for name in eg.Deepest._fields if name != "seeds"]
+    fields = [f"deepest_{name}" for name in egb.Deepest._fields if name != "seeds"]
     completed = []
     for row in rows:
         found = deepest.get(int(row["seeds"]))

@@ -4,7 +4,7 @@ Writes ``check-deep.csv`` beside this script, one row per layer: positions,
 whether the layer's values match their SHA-256 in the header, positions that
 break the minimax recurrence (every position, its moves generated afresh),
 and random live positions of the layer compared with the exact search of the
-database's own game (:func:`awale.endgame.search_check`): agreeing,
+database's own game (:func:`awale.offline.endgame_checks.search_check`): agreeing,
 disagreeing, and undecided within the node budget.  The search budget is
 spent in rounds of 100 positions until ``--sample`` positions were drawn or
 ``--seconds`` passed for the layer (deep layers leave most searches
@@ -16,7 +16,8 @@ import csv
 import os
 import time
 
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
+from awale.offline import endgame_checks as checks
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -56,7 +57,7 @@ def main() -> None:
         start = time.perf_counter()
         drawn = 0
         while seeds and drawn < args.sample and time.perf_counter() - start < args.seconds:
-            batch = eg.search_check(database, seeds, 100, args.nodes, seed=1000 * seeds + drawn)
+            batch = checks.search_check(database, seeds, 100, args.nodes, seed=1000 * seeds + drawn)
             drawn += 100
             for key in found:
                 found[key] += batch[key]

@@ -21,19 +21,21 @@ import time
 import numpy as np
 
 from awale import Rules
-from awale import endgame as eg
+from awale.knowledge import endgame as eg
+from awale.knowledge import endgame_build as egb
+from awale.offline import endgame_checks as checks
 from awale.search.alphabeta import AlphaBeta
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def agreement(rules, seeds, sample, max_seeds, nodes, database=None):
-    database = database or eg.build(rules, seeds)
+    database = database or egb.build(rules, seeds)
     searcher = AlphaBeta(rules)
     counts = collections.Counter()
     start = time.perf_counter()
-    for index in eg.sample(database, sample, seed=1, max_seeds=max_seeds):
-        counts[eg.compare(database, index, searcher, nodes).status] += 1
+    for index in checks.sample(database, sample, seed=1, max_seeds=max_seeds):
+        counts[checks.compare(database, index, searcher, nodes).status] += 1
     row = {"pits": rules.pits_per_side, "total": rules.total_seeds, "db_seeds": seeds, "max_seeds": max_seeds,
            "sample": sample, "nodes": nodes, "seconds": round(time.perf_counter() - start, 1)}
     row.update({s: counts[s] for s in ("agree", "explained", "unexplained", "undecided")})
@@ -57,7 +59,7 @@ def main():
         database = eg.load(args.db)
         build_seconds = None
     else:
-        database = eg.build(Rules(), args.seeds, progress, method="sweeps")
+        database = egb.build(Rules(), args.seeds, progress, method="sweeps")
         build_seconds = round(time.perf_counter() - start, 1)
         if args.db:
             database.save(args.db)
@@ -73,7 +75,7 @@ def main():
     recurrence = database.recurrence_errors()
     recurrence_seconds = round(time.perf_counter() - start, 1)
     start = time.perf_counter()
-    captures = eg.captures_check(database, args.captures)
+    captures = checks.captures_check(database, args.captures)
     captures_seconds = round(time.perf_counter() - start, 1)
     rows = [
         agreement(Rules(pits_per_side=3, seeds_per_pit=2), 12, 1000, 12, 200_000),

@@ -14,25 +14,14 @@ import time
 
 import numpy as np
 
-from awale import Game, Rules
-from awale import endgame
-from awale.rules import seed_rng
+from awale import Rules
+from awale.knowledge import endgame
+from awale.core.positions import sample_positions
+from awale.core.rules import seed_rng
 from awale.search.alphabeta import AlphaBeta
 from awale.search.mcts import SearchConfig, SearchTree
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def positions(rules, count, low=21, high=26):
-    rng = np.random.default_rng(3)
-    found = []
-    while len(found) < count:
-        game = Game(rules=rules)
-        while not game.game_finished and sum(game.pits) > high:
-            game = game.step(int(rng.choice(game.legal_actions)))[0]
-        if not game.game_finished and sum(game.pits) >= low and len(game.legal_actions) > 1:
-            found.append(game)
-    return found
 
 
 def main():
@@ -47,7 +36,7 @@ def main():
     args = parser.parse_args()
     low, high = (int(part) for part in args.seeds.split("-"))
     rules = Rules()
-    games = positions(rules, args.positions, low, high)
+    games = sample_positions(high, args.positions, np.random.default_rng(3), rules, least=low)
     databases = [("none", None)] + [(label, endgame.load(path)) for label, path in
                                     (item.split("=", 1) for item in args.db)]
     rows = []

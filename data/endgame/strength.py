@@ -2,7 +2,7 @@
 
 Each pair (an agent, the same agent with ``endgame=DB``) plays ``--games`` seeded
 games from the initial position, half with each as South, through
-:func:`awale.match.play`.  The agent with the database uses it inside its search
+:func:`awale.play.match.play`.  The agent with the database uses it inside its search
 (αβ scores the positions it holds, MCTS ends its playouts there) and plays its
 moves once the board holds at most its seeds.  Writes ``strength.csv`` beside this
 script (or ``--out``): one row per game (agent, seed, side of the database agent,
@@ -15,8 +15,8 @@ import argparse
 import os
 
 from awale import Game
-from awale import endgame as eg
-from awale.match import play
+from awale.knowledge import endgame as eg
+from awale.play.match import play
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = [

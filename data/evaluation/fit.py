@@ -1,4 +1,7 @@
-"""Fit the weights of awale.evaluation on stored games: ``python data/evaluation/fit.py``.
+"""Fit the weights of awale.knowledge.evaluation on stored games: ``python data/evaluation/fit.py``.
+
+The pipeline is :mod:`awale.offline.evaluation_fit`; this script chooses the games, writes the weights and
+the reports.
 
 Positions are taken from the games of the experiments in ``EXPERIMENTS`` in
 ``data/experiments.sqlite`` whose two agents are both searches (games with a
@@ -11,7 +14,7 @@ fitted on the other positions by logistic regression (Newton's method with a
 light L2 penalty) and judged on the held-out games, against two baselines:
 the constant model and a model of the capture difference alone.  Writes
 
-* ``lib/awale/evaluation.json``: the weights and how they were obtained;
+* ``lib/awale/knowledge/evaluation.json``: the weights and how they were obtained;
 * ``fit.json`` beside this script: the held-out log-loss and accuracy of the
   three models, overall and by seeds left in play.
 
@@ -25,14 +28,14 @@ search, so also on the games of the sequential tests of the champion, which the
 selection above predates: two million positions instead of 0.75 million, from
 the games stored by ``TEXEL_UNTIL`` (so that later games leave the fit as it is).  It writes
 
-* ``lib/awale/evaluation-texel.json``: the weights (``champion(weights='texel')``);
+* ``lib/awale/knowledge/evaluation-texel.json``: the weights (``champion(weights='texel')``);
 * ``texel.json`` beside this script: held-out log-loss and accuracy of those
   weights and of the committed game-fitted weights on the same held-out games
   (some of which the game-fitted weights were fitted on: the comparison favours them).
 
 With ``--texel --timing`` the same positions are fitted with the kroos' timing
-(``awale.evaluation.TIMING_FEATURES``) after the nine features, into
-``lib/awale/evaluation-kroo.json`` (``champion(weights='kroo')``) and
+(``awale.knowledge.evaluation.TIMING_FEATURES``) after the nine features, into
+``lib/awale/knowledge/evaluation-kroo.json`` (``champion(weights='kroo')``) and
 ``kroo.json``, which compares them with the committed Texel weights on the same
 held-out games, and gives the held-out log-loss of the ten variants among which
 the definition was chosen (:data:`KROO_VARIANTS`: piles of 11 seeds or 12, a
@@ -51,87 +54,16 @@ import sys
 import time
 
 import numpy as np
-import pandas as pd
 
-from awale import Game
-from awale.evaluation import ALL_FEATURES, FEATURES, WEIGHTS, WEIGHTS_PATH, features, kroo_timing
-from awale.experiments import load
-from awale.experiments.store import decode_moves, rules_from_text
+from awale.knowledge.evaluation import ALL_FEATURES, FEATURES, WEIGHTS, WEIGHTS_PATH, features, kroo_timing
+from awale.offline.evaluation_fit import (EXPERIMENTS, HELD_OUT, KROO_VARIANTS, PENALTY, PHASES, SEED, TEXEL_SEARCHES,
+                                         TEXEL_UNTIL, fit, judge, positions)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 STORE = os.path.join(ROOT, "data", "experiments.sqlite")
-EXPERIMENTS = (
-    "champions", "ladder", "uct-c", "uct-c-1.5", "greedy-uct-c", "mcts-budget",
-    "alphabeta-uct", "rave", "solver", "bias-history", "cutoff",
-)
-SEARCHES = ("uct", "mcts", "flat", "minimax", "openspiel")
-TEXEL_SEARCHES = SEARCHES + ("champion",)
 TEXEL_PATH = WEIGHTS["texel"]
 KROO_PATH = WEIGHTS["kroo"]
-TEXEL_UNTIL = "2026-11-26T17:00:00Z"  # the games stored by then: later games do not move the weights
-HELD_OUT = 0.2
-SEED = 2026
-PENALTY = 1e-3  # per position: a light ridge that only keeps Newton's steps well posed
-PHASES = ((0, 12), (13, 24), (25, 36), (37, 48))  # seeds in play
-KROO_VARIANTS = tuple((least, window) for least in (11, 12) for window in (1, 2, 3, 4, 6))
-
-
-def _searcher(spec: str) -> str:
-    """The agent that chooses the moves of a side: the one a fixed opening hands over to, else the side."""
-    prefix = "opening(agent="
-    return spec[len(prefix):] if spec.startswith(prefix) else spec
-
-
-def positions(store, texel=False):
-    """States, targets, game ids and seeds in play of every position of the selected games."""
-    games = load(store)
-    if texel:
-        games = games[games["created_at"] <= pd.Timestamp(TEXEL_UNTIL)]
-        south, north = games["south"].map(_searcher), games["north"].map(_searcher)
-        searches = south.str.startswith(TEXEL_SEARCHES) & north.str.startswith(TEXEL_SEARCHES)
-    else:
-        games = games[games["experiment"].isin(EXPERIMENTS)]
-        searches = games["south"].str.startswith(SEARCHES) & games["north"].str.startswith(SEARCHES)
-    games = games[searches].drop_duplicates(["south", "north", "seed", "rules"])
-    states, targets, ids = [], [], []
-    for number, row in enumerate(games.itertuples()):
-        game = Game(rules=rules_from_text(row.rules))
-        result = row.result  # South's
-        for action in decode_moves(row.moves):
-            states.append(game._state.copy())
-            targets.append(result if game.current_player == 0 else 1.0 - result)
-            ids.append(number)
-            game = game.step(action)[0]
-    states = np.array(states)
-    size = states.shape[1] - 5
-    return states, np.array(targets), np.array(ids), states[:, :size].sum(axis=1), len(games)
-
-
-def fit(x, y, penalty):
-    """Weights of the logistic regression of the soft targets ``y`` on ``x`` (Newton's method)."""
-    w = np.zeros(x.shape[1])
-    ridge = penalty * len(y) * np.eye(x.shape[1])
-    ridge[0, 0] = 0.0  # the intercept is not penalised
-    for _ in range(50):
-        p = 1.0 / (1.0 + np.exp(-(x @ w)))
-        gradient = x.T @ (p - y) + ridge @ w
-        hessian = (x * (p * (1 - p))[:, None]).T @ x + ridge
-        step = np.linalg.solve(hessian, gradient)
-        w -= step
-        if np.max(np.abs(step)) < 1e-10:
-            break
-    return w
-
-
-def judge(x, y, w):
-    """Log-loss and, on positions of decisive games, the share whose winner the sign of the logit names."""
-    logit = x @ w
-    p = np.clip(1.0 / (1.0 + np.exp(-logit)), 1e-12, 1 - 1e-12)
-    loss = float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
-    decisive = y != 0.5
-    right = (logit[decisive] > 0) == (y[decisive] == 1.0)
-    return {"log_loss": round(loss, 4), "accuracy": round(float(right.mean()), 4), "positions": int(len(y))}
 
 
 def main():

@@ -1,6 +1,6 @@
 """Fit the evaluation to the endgame database: ``python data/evaluation/fit_perfect.py --db endgame25.db``.
 
-Targets from perfect play: the evaluation of ``awale.evaluation`` has the
+Targets from perfect play: the evaluation of ``awale.knowledge.evaluation`` has the
 same features and form as ``fit.py``'s, but its targets are exact.  Positions are drawn uniformly from each
 layer of ``LOW`` to ``--seeds`` seeds of the database (the board, the player to move first), ``--per-layer``
 a layer.  A board does not say who leads, so each is given the captures of a game: the mover's lead in
@@ -9,19 +9,18 @@ captured seeds is drawn from the leads of the positions with as many seeds on th
 to the end; a cycle splits the seeds left equally), as ``truth.py`` defines it: 1 a win, ½ a draw, 0 a loss.
 
 A fifth of the drawn positions (seeded) is held out.  The weights are fitted by ``fit.py``'s logistic
-regression and judged, beside the game-fitted evaluation (``lib/awale/evaluation.json``) and ``fit.py``'s two
+regression and judged, beside the game-fitted evaluation (``lib/awale/knowledge/evaluation.json``) and ``fit.py``'s two
 baselines, on the held-out positions and on every distinct position with ``LOW`` to ``--seeds`` seeds of the
 ``knowledge`` experiment's games (which neither fit reads), each judged by the database.  Writes
 
-* ``lib/awale/evaluation-perfect.json``: the weights and how they were obtained (read with
-  ``awale.evaluation.load_evaluation(path)``);
+* ``lib/awale/knowledge/evaluation-perfect.json``: the weights and how they were obtained (read with
+  ``awale.knowledge.evaluation.load_evaluation(path)``);
 * ``perfect.csv`` beside this script: ``source``, ``seeds``, ``model``, ``positions``, ``decisive``,
   ``log_loss``, ``brier``, ``accuracy`` (as ``truth.py`` writes them).
 """
 
 import argparse
 import csv
-import importlib.util
 import json
 import os
 import subprocess
@@ -30,10 +29,11 @@ import time
 import numpy as np
 
 from awale import Game
-from awale import endgame as eg
-from awale.evaluation import FEATURES, WEIGHTS_PATH, features, load_evaluation
+from awale.knowledge import endgame as eg
+from awale.knowledge.evaluation import FEATURES, WEIGHTS_PATH, features, load_evaluation
 from awale.experiments import load
 from awale.experiments.store import decode_moves, rules_from_text
+from awale.offline import evaluation_fit as fit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -42,13 +42,6 @@ PERFECT_PATH = WEIGHTS_PATH.with_name("evaluation-perfect.json")
 LOW = 16
 SEED = 25
 HELD_OUT = 0.2
-
-
-def _module(name):
-    spec = importlib.util.spec_from_file_location(f"evaluation_{name}", os.path.join(HERE, f"{name}.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def leads_by_seeds(states):
@@ -105,7 +98,6 @@ def main():
     parser.add_argument("--out", default=os.path.join(HERE, "perfect.csv"), help="the CSV written")
     args = parser.parse_args()
     start = time.time()
-    fit, truth = _module("fit"), _module("truth")
     database = eg.load(args.db)
     if database.seeds < args.seeds or not LOW <= args.seeds:
         parser.error(f"--seeds must be from {LOW} to the database's {database.seeds}")
@@ -124,9 +116,9 @@ def main():
     models = {"perfect": (list(range(len(FEATURES))), perfect),
               "evaluation": (list(range(len(FEATURES))), np.asarray(load_evaluation().weights)), **baselines}
 
-    knowledge = truth.distinct(game_positions(args.store, "knowledge", args.seeds))
+    knowledge = fit.distinct(game_positions(args.store, "knowledge", args.seeds))
     known_x = features(np.array([g._state for g in knowledge]))
-    known_y = np.array([truth.truth(database, g) for g in knowledge])
+    known_y = np.array([fit.exact_result(database, g) for g in knowledge])
     known_seeds = np.array([sum(g.pits) for g in knowledge])
     middle = (LOW + args.seeds) // 2
     buckets = ((LOW, middle), (middle + 1, args.seeds), (LOW, args.seeds))
@@ -138,7 +130,7 @@ def main():
             mask = (seeds >= low) & (seeds <= high)
             for model, (cols, w) in models.items():
                 rows.append(dict(source=source, seeds=f"{low}-{high}", model=model,
-                                 **truth.judge(xs[mask][:, cols] @ w, ys[mask])))
+                                 **fit.judge_logits(xs[mask][:, cols] @ w, ys[mask])))
                 print(" ".join(f"{v}" for v in rows[-1].values()), flush=True)
     with open(args.out, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

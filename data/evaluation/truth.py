@@ -1,6 +1,6 @@
 """The evaluation judged where the truth is known: ``python data/evaluation/truth.py``.
 
-The fitted evaluation (``lib/awale/evaluation.json``, made by ``fit.py``) predicts the result of a
+The fitted evaluation (``lib/awale/knowledge/evaluation.json``, made by ``fit.py``) predicts the result of a
 position from games of this library's agents.  Here it is judged on positions it was not fitted on,
 from two other sources, whose exact result is known because they have at most ``SEEDS`` seeds on the
 board and the endgame database of that many seeds holds them:
@@ -22,17 +22,17 @@ result is not a draw.  Writes ``truth.csv`` beside this script (columns ``source
 
 import argparse
 import csv
-import importlib.util
 import os
 import time
 
 import numpy as np
 
 from awale import Game, Rules
-from awale.agents.endgame import endgame_database
-from awale.evaluation import FEATURES, features, load_evaluation
+from awale.knowledge.endgame_cache import endgame_database
+from awale.knowledge.evaluation import FEATURES, features, load_evaluation
 from awale.experiments import load
 from awale.experiments.store import decode_moves, rules_from_text
+from awale.offline import evaluation_fit as fit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 STORE = os.path.join(HERE, "..", "experiments.sqlite")
@@ -40,13 +40,6 @@ SEEDS = 15
 RANDOM_GAMES = 4000
 SEED = 7
 BUCKETS = ((1, 5), (6, 10), (11, 15), (1, 15))
-
-
-def _fit_module():
-    spec = importlib.util.spec_from_file_location("evaluation_fit", os.path.join(HERE, "fit.py"))
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def _on_board(game):
@@ -78,46 +71,12 @@ def game_positions(store, experiment):
     return found
 
 
-def distinct(games):
-    seen, kept = set(), []
-    for game in games:
-        key = (tuple(game.pits), game.captures, game.current_player)
-        if key not in seen:
-            seen.add(key)
-            kept.append(game)
-    return kept
-
-
-def truth(database, game):
-    """The result for the player to move in the database's game: 1, ½ or 0."""
-    own, other = game.captures[game.current_player], game.captures[1 - game.current_player]
-    board = _on_board(game)
-    value = database.value(game)  # seeds still to be won, the mover's minus the opponent's
-    final = own + (board + value) / 2
-    half = (own + other + board) / 2
-    return 1.0 if final > half else 0.5 if final == half else 0.0
-
-
-def judge(logit, y):
-    p = np.clip(1.0 / (1.0 + np.exp(-logit)), 1e-12, 1 - 1e-12)
-    decisive = y != 0.5
-    right = (logit[decisive] > 0) == (y[decisive] == 1.0)
-    return dict(
-        positions=len(y),
-        decisive=int(decisive.sum()),
-        log_loss=f"{float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))):.4f}",
-        brier=f"{float(np.mean((p - y) ** 2)):.4f}",
-        accuracy=f"{float(right.mean()):.4f}" if decisive.any() else "",
-    )
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", default=STORE, help="the store of games (default: data/experiments.sqlite)")
     parser.add_argument("--out", default=os.path.join(HERE, "truth.csv"), help="the CSV written")
     args = parser.parse_args()
     start = time.time()
-    fit = _fit_module()
     states, y, ids, _, n_games = fit.positions(args.store)
     held = np.random.default_rng(fit.SEED).random(n_games) < fit.HELD_OUT
     train = ~held[ids]
@@ -130,20 +89,20 @@ def main():
     evaluation = np.asarray(load_evaluation().weights)
     database = endgame_database(str(SEEDS), Rules())
     sources = {
-        "random play": distinct(random_positions(RANDOM_GAMES, SEED)),
-        "knowledge games": distinct(game_positions(args.store, "knowledge")),
+        "random play": fit.distinct(random_positions(RANDOM_GAMES, SEED)),
+        "knowledge games": fit.distinct(game_positions(args.store, "knowledge")),
     }
     rows = []
     for source, games in sources.items():
         xs = features(np.array([g._state for g in games]))
-        ys = np.array([truth(database, g) for g in games])
+        ys = np.array([fit.exact_result(database, g) for g in games])
         board = np.array([_on_board(g) for g in games])
         logits = {"evaluation": xs @ evaluation}
         logits.update({name: xs[:, cols] @ w for name, (cols, w) in weights.items()})
         for low, high in BUCKETS:
             mask = (board >= low) & (board <= high)
             for model, logit in logits.items():
-                rows.append(dict(source=source, seeds=f"{low}-{high}", model=model, **judge(logit[mask], ys[mask])))
+                rows.append(dict(source=source, seeds=f"{low}-{high}", model=model, **fit.judge_logits(logit[mask], ys[mask])))
                 print(" ".join(f"{v}" for v in rows[-1].values()), flush=True)
     with open(args.out, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))

@@ -3,12 +3,12 @@
 Every line of ``PLIES`` plies from the initial position (Abapa rules) is played; lines that reach the
 same position (board, captures, player to move) count once, the first in numeric order kept.  Each
 position is judged by a reference search: αβ to ``DEPTH`` plies with the library's fitted evaluation
-(:mod:`awale.evaluation`) and a quiescence extension of ``QUIESCENCE`` plies on captures, the champion's
+(:mod:`awale.knowledge.evaluation`) and a quiescence extension of ``QUIESCENCE`` plies on captures, the champion's
 search.  Its value is in the evaluation's units, ``EVAL_SCALE`` (20) per unit of the logit of the
 probability that the player to move (South, after an even number of plies) wins.  A position is kept
 when ``|value| <= LIMIT``: the search judges South's chance of winning between about 40 % and 60 %.
 
-Writes the library's ``lib/awale/openings.txt`` (:data:`awale.experiments.sprt.OPENINGS_FILE`): a header of ``#`` comments, then one opening per line, its
+Writes the library's ``lib/awale/knowledge/openings.txt`` (:data:`awale.experiments.sprt.OPENINGS_FILE`): a header of ``#`` comments, then one opening per line, its
 actions as digits (each 0-5, relative to the player to move, as the store writes moves) and the value.
 ``awale.experiments.sprt.load_openings`` reads it; each opening is played twice, sides swapped.
 """
@@ -19,11 +19,11 @@ import os
 import time
 
 from awale import Game
-from awale.evaluation import load_evaluation
+from awale.knowledge.evaluation import load_evaluation
 from awale.search.alphabeta import EVAL_SCALE, AlphaBeta
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-OUT = os.path.join(HERE, "..", "..", "lib", "awale", "openings.txt")
+OUT = os.path.join(HERE, "..", "..", "lib", "awale", "knowledge", "openings.txt")
 PLIES = 4
 DEPTH = 8
 QUIESCENCE = 4

@@ -18,32 +18,12 @@ import os
 import pandas as pd
 
 from awale import Game
-from awale.agents import parse
-from awale.agents.champion import opening_book
+from awale.agents.champion import MOVE_KINDS as KINDS, move_classifier as classifier
 from awale.experiments import ledger
 from awale.experiments.store import decode_moves, rules_from_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-KINDS = ("searched", "book", "database", "forced")
-
-
-def classifier(spec: str):
-    """A function telling which kind of move the champion ``spec`` makes in a game."""
-    agent = parse(spec)
-    book = opening_book(agent.book)
-    seeds = int(agent.endgame) if agent.endgame else -1  # the ledger's champions name a cached database
-
-    def kind(game: Game) -> str:
-        if book is not None and book.action(game) is not None:
-            return "book"
-        if sum(game.pits) <= seeds:
-            return "database"
-        return "forced" if agent.manage and len(game.legal_actions) == 1 else "searched"
-
-    return kind
-
-
 def study(row: ledger.Entry, store: str) -> list:
     """The two rows (A's and B's) of ``searched-moves.csv`` for the ledger's ``row``."""
     games, opening_plies = ledger.counted_games(row, store)

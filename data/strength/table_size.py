@@ -21,11 +21,10 @@ import pandas as pd
 
 from awale import Game
 from awale.agents import parse
+from awale.agents.champion import move_classifier as classifier
 from awale.experiments import ledger
 from awale.experiments.store import decode_moves, rules_from_text
-from awale.match import warm_up
-
-from searched_moves import classifier
+from awale.play.match import warm_up
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))

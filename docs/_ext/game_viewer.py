@@ -51,7 +51,7 @@ def _data(game) -> str:
 
 def _viewer(game) -> str:
     """The HTML of one viewer."""
-    from awale.record import margin_text
+    from awale.core.record import margin_text
 
     attributes = " ".join(
         f'data-{key}="{html.escape(str(value))}"'
@@ -95,7 +95,7 @@ class GameViewer(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from awale.experiments import showcase
         from awale.experiments.showcase import pick_games
-        from awale.record import margin_text
+        from awale.core.record import margin_text
 
         relative = self.options.get("store", "data/experiments.sqlite")
         store = Path(self.env.app.confdir) / relative

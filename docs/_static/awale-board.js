@@ -1,4 +1,4 @@
-// The SVG board of the site's scripts, laid out as awale.render.svg_board: South's row at the bottom, North's on
+// The SVG board of the site's scripts, laid out as awale.core.render.svg_board: South's row at the bottom, North's on
 // top as seen from South's seat, each player's store at their right hand.  Shared by the game viewer
 // (game-viewer.js) and the page "Play in the browser" (play-online.js); its colours are in awale-board.css.
 (function (root) {

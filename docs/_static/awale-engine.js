@@ -1,5 +1,5 @@
 // The rules of Awale and the page's opponents, in plain JavaScript: the engine of the appendix "Play in the
-// browser" (docs/play-online.rst).  It follows lib/awale/rules.py line for line (the same board layout, order of
+// browser" (docs/play-online.rst).  It follows lib/awale/core/rules.py line for line (the same board layout, order of
 // tests and end reasons), so that a game played here is the game the library would play; tools/check_play.py
 // proves it on seeded random games and αβ values, under node (make test) and in Chromium (make check-site).
 //
@@ -20,7 +20,7 @@
   const PLAYERS = ["South", "North"];
   const GRAND_SLAM_VARIANTS = ["no-capture", "forbidden", "capture-all"];
   const MAX_SEEDS = 32767;
-  // How a game ended, in the words of awale.record.ending.
+  // How a game ended, in the words of awale.core.record.ending.
   const ENDINGS = ["", "more than half the seeds", "half the seeds each", "repetition", "no legal move", "ply limit"];
   const END_NONE = 0, END_HALF_PLUS = 1, END_HALF_EACH = 2, END_REPETITION = 3, END_NO_MOVE = 4, END_PLY_LIMIT = 5;
   const RULE_FIELDS = ["collect_remaining", "feed", "grand_slam", "max_plies", "pits_per_side", "repetition",
@@ -306,7 +306,7 @@
     // 0 or 1 for the winner, null for a draw or a game not over.
     get winner() { return this.outcome === SOUTH || this.outcome === NORTH ? this.outcome : null; }
 
-    // Play `action`: {game, captured, ending, ply}, where `ply` describes the move as awale.record.Ply does.
+    // Play `action`: {game, captured, ending, ply}, where `ply` describes the move as awale.core.record.Ply does.
     // Throws an Error for an illegal action, saying why.
     step(action) {
       const rules = this.rules, n = rules.n, size = rules.size;
@@ -325,7 +325,7 @@
       const history = this.history.copy();
       const [captured, ending, legal] = advance(state, rules, action, history);
       const game = new Game(rules, state, history, legal);
-      // The reason in awale.record.ending's words, which name a game ended by a capture after its final count
+      // The reason in awale.core.record.ending's words, which name a game ended by a capture after its final count
       // (seeds left on the board included): more than half the seeds, or half each.
       let reason = ENDINGS[ending];
       if (ending !== END_NONE && captured > 0) {
@@ -363,7 +363,7 @@
 
   // ------------------------------------------------------------------------------------------------ game files
 
-  // The game file of `python -m awale play --save` (awale.play.save_game): the same JSON, byte for byte.
+  // The game file of `python -m awale play --save` (awale.play.terminal.save_game): the same JSON, byte for byte.
   const FORMAT = "awale-game/1";
 
   function encodeMoves(moves) { return moves.map(String).join(""); }
@@ -373,7 +373,7 @@
     return JSON.stringify(data, null, 1) + "\n";
   }
 
-  // Read a game file as awale.play.load_game does: {south, north, rules, moves, plies}.  Throws an Error with a
+  // Read a game file as awale.play.terminal.load_game does: {south, north, rules, moves, plies}.  Throws an Error with a
   // one-line message for anything that is not a legal game file.
   function readGameFile(text) {
     if (typeof text !== "string" || text.trim() === "") throw new Error("the game file is empty");

@@ -17,8 +17,8 @@ import functools
 import math
 from typing import Any, ClassVar, Dict, Optional, Tuple, Type
 
-from ..clock import Clock
-from ..game import Game
+from ..core.clock import Clock
+from ..core.game import Game
 
 __all__ = ["Agent", "WrapperAgent", "Param", "register", "parse", "canonical_spec", "registry", "budget_params",
            "seed_param", "check_budget", "MAX_SPEC_LENGTH", "MAX_SECONDS"]
@@ -142,8 +142,8 @@ class Agent:
     def observe_clock(self, remaining: float, increment: float) -> None:
         """Be told, before a move of this agent in a game under a clock, the seconds it has left.
 
-        :func:`awale.match.play` calls it just before :meth:`act` when the
-        agent plays under a clock (:class:`awale.clock.Clock`): ``remaining``
+        :func:`awale.play.match.play` calls it just before :meth:`act` when the
+        agent plays under a clock (:class:`awale.core.clock.Clock`): ``remaining``
         seconds are left on its clock, and ``increment`` seconds will be
         added after the move.  Most agents ignore it; those that manage
         their time (``champion(manage=True)``) size their moves by it.
@@ -203,7 +203,7 @@ class WrapperAgent(Agent):
 
     The openings (:mod:`awale.agents.opening`) and the clocks (:mod:`awale.agents.clocked`) are such
     conditions: written into a side's spec, they make part of a stored game's key.  The wrapper's ``seed`` is
-    passed to the inner agent, if it has one, so that :func:`awale.match.play`, which replaces the seed of
+    passed to the inner agent, if it has one, so that :func:`awale.play.match.play`, which replaces the seed of
     each side, seeds the inner agent exactly as it would seed it alone.  Everything not overridden is the
     inner agent's: its moves, threads, replayability, clock, resets and what it is shown.
     """

@@ -13,7 +13,7 @@ from typing import List
 
 import numpy as np
 
-from ..game import Game
+from ..core.game import Game
 from .base import Agent, Param, register, seed_param
 
 __all__ = ["RandomAgent", "GreedyAgent"]

@@ -3,18 +3,18 @@
 What makes it strong is knowledge, not a new search (see the experiments
 chapter for the measurements that chose it):
 
-1. an opening book (:mod:`awale.book`), built offline by the same search at a
+1. an opening book (:mod:`awale.knowledge.book`), built offline by the same search at a
    greater depth, answers the first plies at once: by default the shipped
    full-width book (every position the champion can meet in the first 6
    plies); ``book='grown'`` the book grown by drop-out expansion
-   (:func:`awale.book.grow`), once built and shipped; ``book='PATH'`` a book
+   (:func:`awale.offline.book_builder.grow`), once built and shipped; ``book='PATH'`` a book
    file; ``book=False`` none;
 2. an endgame database (``endgame=PATH`` or ``endgame='15'``, see
    :mod:`awale.agents.endgame`), if given,
    plays perfectly once it holds the position and scores the positions it
    holds inside the search;
 3. otherwise αβ (:class:`awale.agents.minimax.Minimax`) searches with the
-   fitted evaluation of :mod:`awale.evaluation` at its depth limit and a
+   fitted evaluation of :mod:`awale.knowledge.evaluation` at its depth limit and a
    quiescence extension on captures, by iterative deepening within the time.
 
 ``champion(time=t, manage=True)`` aims at ``t`` seconds a searched move on
@@ -33,25 +33,26 @@ from __future__ import annotations
 import functools
 import os
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Any, Callable, Optional, Union
 
-from .. import book as _book
-from ..game import Game
+from ..knowledge import book as _book
+from ..core.game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
-from .base import MAX_SECONDS, Agent, Param, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
 from .endgame import endgame_param
 from .minimax import SEARCH_PARAMS, Minimax, check_search_params
 
-__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book"]
+__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book", "MOVE_KINDS",
+           "move_classifier"]
 
-#: The opening book shipped with the library (see :mod:`awale.book` for how it was built).
-BOOK_PATH = Path(__file__).resolve().parent.parent / "opening-book.json"
+#: The opening book shipped with the library (see :mod:`awale.offline.book_builder` for how it was built).
+BOOK_PATH = Path(__file__).resolve().parent.parent / "knowledge" / "opening-book.json"
 
 #: Where ``book='grown'`` finds the book grown by drop-out expansion (absent until it is built and shipped).
 GROWN_BOOK_PATH = BOOK_PATH.with_name("opening-book-grown.json.gz")
 
 #: The command that builds the grown book (see the README for its cost).
-GROW_COMMAND = "python -m awale book grow --positions 20000 --out lib/awale/opening-book-grown.json.gz"
+GROW_COMMAND = "python -m awale book grow --positions 20000 --out lib/awale/knowledge/opening-book-grown.json.gz"
 
 #: Plies of capture extensions of the champion's search, unless its spec says otherwise.
 QUIESCENCE = 4
@@ -116,7 +117,7 @@ class Champion(Agent):
         seed: seed of the generator that breaks ties between equal moves.
         book: the opening book: True (the default) the shipped full-width book, False none, ``'grown'`` the
             book grown by drop-out expansion (:data:`GROWN_BOOK_PATH`; until it is built, an error that names
-            :data:`GROW_COMMAND`), or the path of a book file (:func:`awale.book.load`; a game then replays
+            :data:`GROW_COMMAND`), or the path of a book file (:func:`awale.knowledge.book.load`; a game then replays
             only with the same file).  The values True and False mean what they always meant.
         endgame: an endgame database: a file, or a number of seeds (built and cached); default none.
         manage: with a time, aim at it on average over the game, each move's time set by the game's phase,
@@ -134,7 +135,7 @@ class Champion(Agent):
             :data:`~awale.search.alphabeta.TABLE_BITS`: 20 MB).
         weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
             database), ``"texel"`` (fitted on every stored game between searches) or ``"kroo"`` (the Texel fit
-            plus the kroos' timing; :data:`awale.evaluation.WEIGHTS`).
+            plus the kroos' timing; :data:`awale.knowledge.evaluation.WEIGHTS`).
     """
 
     name = "champion"
@@ -201,3 +202,30 @@ class Champion(Agent):
             if action is not None:
                 return action
         return self._search.act(game)
+
+
+#: The kinds of move a champion makes (:func:`move_classifier`).
+MOVE_KINDS = ("searched", "book", "database", "forced")
+
+
+def move_classifier(spec: str) -> Callable[[Game], str]:
+    """A function telling which kind of move (:data:`MOVE_KINDS`) the champion ``spec`` makes in a game: from its
+    book, from its endgame database (a number of seeds: a cached database), forced (time management plays a
+    single legal move at once) or searched.
+
+    Raises:
+        ValueError: a bad spec, or a book that cannot be read.
+    """
+    agent = parse(spec)
+    book = opening_book(agent.book)
+    seeds = int(agent.endgame) if agent.endgame else -1  # the ledger's champions name a cached database
+
+    def kind(game: Game) -> str:
+        if book is not None and book.action(game) is not None:
+            return "book"
+        if sum(game.pits) <= seeds:
+            return "database"
+        return "forced" if agent.manage and len(game.legal_actions) == 1 else "searched"
+
+    return kind
+

@@ -4,7 +4,7 @@ A clock belongs to a game's conditions, like its opening, so it is written
 into the agents' specs, as :mod:`awale.agents.opening` writes an opening: the
 spec of each side names its clock, and the store's keys (agent specs, seed,
 rules) then tell games of different clocks apart without a new column, so
-that a resumed test never mixes clocks.  :func:`awale.match.play` reads the
+that a resumed test never mixes clocks.  :func:`awale.play.match.play` reads the
 clock of each side from its agent (:attr:`awale.agents.Agent.clock`), takes
 the time of each move from it, adds the increment after the move, and tells
 the agent its time before each move (:meth:`awale.agents.Agent.observe_clock`);
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Union
 
-from ..clock import Clock
+from ..core.clock import Clock
 from .base import Agent, Param, WrapperAgent, parse, register, seed_param
 from .opening import OpeningAgent
 
@@ -44,7 +44,7 @@ class ClockedAgent(WrapperAgent):
 
     Args:
         agent: the spec of the agent that plays.
-        tc: the time control, such as ``'60+0.5'`` (:meth:`awale.clock.Clock.parse`); kept canonical.
+        tc: the time control, such as ``'60+0.5'`` (:meth:`awale.core.clock.Clock.parse`); kept canonical.
         seed: passed to the inner agent as its ``seed``.
     """
 

@@ -10,7 +10,7 @@ reference, ``openspiel_alphabeta``: deterministic, so its games replay too.
 
 The bot keeps its own OpenSpiel state, which it advances with the moves it
 sees: it plays games that start from the initial position and that it is
-shown at each of its turns (as :func:`awale.match.play` does).  OpenSpiel is
+shown at each of its turns (as :func:`awale.play.match.play` does).  OpenSpiel is
 imported when the agent is first reset, so the rest of the library does not
 need it (``pip install open-spiel``).
 """
@@ -19,8 +19,8 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ..game import Game
-from ..rules import Rules
+from ..core.game import Game
+from ..core.rules import Rules
 from .base import Agent, Param, register, seed_param
 
 __all__ = ["OpenSpielMCTS", "OpenSpielAlphaBeta"]

@@ -12,10 +12,10 @@ from typing import List, Optional, Union
 
 import numpy as np
 
-from ..engine import game_arrays
-from ..evaluation import load_evaluation
-from ..game import Game
-from ..rules import random_playouts, seed_rng
+from ..core.engine import game_arrays
+from ..knowledge.evaluation import load_evaluation
+from ..core.game import Game
+from ..core.rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
 from ..search.parallel import SCHEMES, RootForest, check_parallel, resolve_threads, search_tree
 from .base import Agent, Param, budget_params, check_budget, register, seed_param
@@ -190,7 +190,10 @@ class UCT(_TreeSearcher):
     rate (draws worth ½) (Kocsis & Szepesvári 2006; Auer et al. 2002), plus the
     optional terms of progressive bias and the history heuristic,
     ``bias * h_i / n_i + history * hh_i / sqrt(n_i)`` (Chaslot et al. 2008),
-    and the AMAF mixing of RAVE (Gelly & Silver 2007).  With ``solver=True``
+    and the AMAF mixing of RAVE (Gelly & Silver 2007).  With ``evaluation=True`` and
+    ``implicit=α`` every node also keeps the minimax value of the evaluations
+    below it, and children are chosen on ``(1 - α) mean + α minimax`` (implicit
+    minimax backups, Lanctot, Winands, Pepels & Sturtevant 2014).  With ``solver=True``
     every node keeps bounds on its exact result, proven wins, losses and draws
     propagate up the tree, and proven moves are played (Winands et al. 2008;
     score bounds: Cazenave & Saffidine 2010).  The move played is the most
@@ -215,11 +218,18 @@ class UCT(_TreeSearcher):
         Param("solver", bool, False, doc="MCTS-Solver with score bounds: prove wins, losses and draws"),
         Param("evaluation", bool, False,
               doc="score leaves by the fitted evaluation after cutoff random plies (0: no playout)"),
+        Param("implicit", float, 0.0, minimum=0.0, maximum=1.0,
+              doc="weight of implicit minimax backups of the evaluation in the selection (0: none; needs evaluation)"),
         _REUSE,
         *_THREADS,
         seed_param(),
         endgame_param(),
     )
+
+    def validate(self) -> None:
+        if self.implicit > 0 and not self.evaluation:
+            raise ValueError("uct: implicit minimax backups back up the evaluation: give evaluation=True with implicit")
+        super().validate()
 
     def config(self) -> SearchConfig:
         return SearchConfig(
@@ -231,4 +241,5 @@ class UCT(_TreeSearcher):
             rave=self.rave,
             solver=self.solver,
             evaluation=tuple(load_evaluation().weights) if self.evaluation else (),
+            implicit=self.implicit,
         )

@@ -11,8 +11,8 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..evaluation import FEATURES, WEIGHTS, Evaluation, load_evaluation
-from ..game import Game
+from ..knowledge.evaluation import FEATURES, WEIGHTS, Evaluation, load_evaluation
+from ..core.game import Game
 from ..search.alphabeta import (
     EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, SearchResult,
 )
@@ -71,7 +71,7 @@ class Minimax(Agent):
             holds the position, and the search scores the positions it
             holds exactly.
         evaluation: score positions at the depth limit with the fitted
-            evaluation of :mod:`awale.evaluation` instead of the capture
+            evaluation of :mod:`awale.knowledge.evaluation` instead of the capture
             difference alone.
         quiescence: extend the search by one ply at a depth-limit position
             where the mover can capture, up to this many plies (0: never).
@@ -89,7 +89,7 @@ class Minimax(Agent):
             on the values of the endgame database, ``"texel"``, fitted on
             the results of every stored game between searches, or
             ``"kroo"``, the Texel fit plus the kroos' timing
-            (:data:`awale.evaluation.WEIGHTS`).
+            (:data:`awale.knowledge.evaluation.WEIGHTS`).
         reductions: late-move reductions (:mod:`awale.search.alphabeta`):
             late quiet moves searched a ply less deep unless they prove
             good, so other values at a fixed depth, in fewer nodes; False
@@ -120,7 +120,7 @@ class Minimax(Agent):
               doc="positions to visit per move, by iterative deepening (reproducible; depth then caps the depth)"),
         seed_param(),
         endgame_param(),
-        Param("evaluation", bool, False, doc="score the depth limit with the fitted evaluation (awale.evaluation)"),
+        Param("evaluation", bool, False, doc="score the depth limit with the fitted evaluation (awale.knowledge.evaluation)"),
         Param("quiescence", int, 0, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions beyond the depth limit (0: none)"),
         Param("manage", bool, False,

@@ -9,7 +9,7 @@ ordinary agent spec, so a game from an opening is still a pure function of
 its key (agent specs, seed, rules): it is stored, verified and replayed like
 every other game.  Both sides of such a game carry the same ``moves``.
 
->>> from awale.match import play
+>>> from awale.play.match import play
 >>> record = play("opening(agent='greedy', moves='25')", "opening(agent='random', moves='25')", seed=1)
 >>> record.moves[:2]
 (2, 5)
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Tuple
 
-from ..game import Game
+from ..core.game import Game
 from .base import Param, WrapperAgent, parse, register, seed_param
 
 __all__ = ["OpeningAgent", "MAX_OPENING_PLIES", "split_opening"]
@@ -41,7 +41,7 @@ class OpeningAgent(WrapperAgent):
     A line action that is illegal where it comes is an error.
 
     The agent's ``seed`` is passed to the inner agent (if it has one), so
-    that :func:`awale.match.play`, which replaces the seed of each side,
+    that :func:`awale.play.match.play`, which replaces the seed of each side,
     seeds the inner agent exactly as it would seed it alone.
 
     Args:

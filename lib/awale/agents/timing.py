@@ -36,7 +36,7 @@ factors are the model):
    :data:`HARD_LIMIT` nominal times: the search abandons an iteration
    there.
 
-Under a clock (:class:`awale.clock.Clock`, told to the agent by
+Under a clock (:class:`awale.core.clock.Clock`, told to the agent by
 :meth:`awale.agents.Agent.observe_clock` before each of its moves) the clock
 is the bank: the nominal time of a move is the time left (less
 :data:`CLOCK_RESERVE`) over the moves expected to remain, one for each seed on
@@ -67,9 +67,9 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..engine import game_arrays
-from ..evaluation import moves_and_best_capture
-from ..game import Game
+from ..core.engine import game_arrays
+from ..knowledge.evaluation import moves_and_best_capture
+from ..core.game import Game
 from ..search.alphabeta import WIN, Iteration
 
 __all__ = [

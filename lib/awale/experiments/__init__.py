@@ -26,7 +26,7 @@ from .runner import (
     round_robin_keys,
     run,
 )
-from .sprt import SPRT, Verdict, sequential
+from .sprt import SPRT, TestPlan, Verdict, sequential
 from .store import (
     Store,
     StoreError,
@@ -67,6 +67,7 @@ __all__ = [
     "rules_from_text",
     "rules_to_text",
     "SPRT",
+    "TestPlan",
     "Verdict",
     "sequential",
     "Mismatch",

@@ -50,10 +50,10 @@ from typing import TYPE_CHECKING, Callable, Dict, Iterable, List, Optional, Sequ
 import numpy as np
 
 from ..agents import Agent, parse
-from ..agents.endgame import endgame_database
+from ..knowledge.endgame_cache import endgame_database
 from ..agents.opening import split_opening
-from ..game import Game
-from ..match import fresh_agents, warm_up
+from ..core.game import Game
+from ..play.match import fresh_agents, warm_up
 from .store import decode_moves, load, rules_from_text
 
 if TYPE_CHECKING:
@@ -422,7 +422,7 @@ def replay_times(
 
     The games are those of the experiment's keys
     (:meth:`~awale.experiments.catalog.Experiment.pairing_games`).  The agents are made
-    as :func:`awale.match.play` made them for the stored game, so they play
+    as :func:`awale.play.match.play` made them for the stored game, so they play
     the stored moves again; each move is timed by the wall clock and by the
     process's CPU clock, the moves of an opening (games from openings) left
     out.  Every agent first makes one untimed move in each process (compiled

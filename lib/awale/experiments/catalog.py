@@ -120,11 +120,11 @@ from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tupl
 
 from ..agents import parse
 from ..agents.opening import split_opening
-from ..rules import Rules
+from ..core.rules import Rules
 from ..search.parallel import SCHEMES
 from .calibration import FAMILIES
 from .runner import GameKey, canonical_spec, check_games, pair_keys
-from .sprt import SPRT, pentanomial, shuffled, standard_openings
+from .sprt import SPRT, estimate, pentanomial, shuffled, standard_openings
 from .sprt import pair_keys as opening_pair_keys
 from .store import Store
 
@@ -187,6 +187,15 @@ __all__ = [
     "BOOK_NODES",
     "CLAIMS",
     "CLAIM_GAMES",
+    "alphabeta_curves",
+    "TIME_VALUE",
+    "time_value",
+    "IMPLICIT_ALPHAS",
+    "IMPLICIT_ALPHA",
+    "IMPLICIT_MS",
+    "implicit_alpha",
+    "implicit",
+    "time_values",
     "CLAIM_TEST",
     "claims",
 ]
@@ -281,6 +290,9 @@ CURVE_MS = (3, 10, 30, 100)
 #: (``calibrate NAME --replay K``, which prints the budget that matches; ``data/curves/replay.csv``), the side
 #: changed being the one that meets no other opponent at that time, and the pairing played again.  The history
 #: of each refit (the faster MCTS loop of commit a8f3ef3, the games from the openings) is in ``data/README.md``.
+#: Rules-only αβ's budgets at 3, 30 and 100 ms scale its 10 ms budget (fitted on its games) by the nodes that
+#: the calibration positions take at each time (``data/curves/calibration.csv``); its games' replays measure the
+#: times they really took.
 CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000},
     "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000},
@@ -288,7 +300,7 @@ CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700},
     "αβ + evaluation": {3: 6100, 10: 25000, 30: 69000, 100: 220000},
     "champion": {3: 9200, 10: 35000, 30: 120000, 100: 370000},
-    "αβ": {10: 37000},
+    "αβ": {3: 12000, 10: 37000, 30: 110000, 100: 320000},
     "αβ + quiescence": {10: 33000},
     "αβ + evaluation, no quiescence": {10: 29000},
     "αβ + endgame": {10: 62000},
@@ -553,6 +565,68 @@ def book() -> List[Pairing]:
     return [(champion, parse(champion).replace(book=False).spec)]
 
 
+def alphabeta_curves() -> List[Pairing]:
+    """Rules-only αβ against plain UCT at every time of :data:`CURVE_MS` (calibrated budgets).
+
+    At 10 ms a move the budgets are those of ``claims``; the others scale
+    αβ's 10 ms budget by the nodes that the calibration positions take at
+    each time, so that the claim "rules-only αβ beats UCT" is tested over a
+    factor of 33 in time rather than at one budget.
+    """
+    return [(at_time("αβ", ms), at_time("uct", ms)) for ms in CURVE_MS]
+
+
+#: The searches and times per move (ms) of ``time-value``: each family at twice its budget against itself.
+TIME_VALUE: Tuple[Tuple[str, int], ...] = (
+    ("uct", 3), ("αβ + evaluation", 3), ("uct", 10), ("αβ + evaluation", 10),
+    ("champion", 30),
+)
+
+
+def time_value() -> List[Pairing]:
+    """Each search of :data:`TIME_VALUE` at twice its calibrated budget against itself: Elo per doubling of time.
+
+    Budgets are iterations or nodes, whose time per move grows about in
+    proportion, so doubling the budget doubles the time; the stored games'
+    times say how nearly.  The score of each pairing gives the Elo that a
+    doubling of time is worth to that search at that time, from which
+    chapter 7 reads what a 10 % difference in time can be worth.
+    """
+    return [(FAMILIES[family].format(n=2 * CURVE_BUDGETS[family][ms]), at_time(family, ms))
+            for family, ms in TIME_VALUE]
+
+
+#: The weights α of implicit minimax backups tried at 3 ms a move, and the one then played at 10 and 30 ms.
+IMPLICIT_ALPHAS = (0.2, 0.4, 0.6, 0.8)
+IMPLICIT_ALPHA = 0.4
+
+#: The times per move (ms) at which implicit minimax backups meet evaluated UCT and evaluated αβ.
+IMPLICIT_MS = (10, 30)
+
+
+def _implicit(alpha: float, milliseconds: int) -> str:
+    """Evaluated UCT with implicit minimax backups of weight ``alpha``, with evaluated UCT's iterations.
+
+    An expansion evaluates the new node once, as the leaf of evaluated UCT
+    does, and the backup of a minimax value is cheap next to it, so the same
+    iterations take about the same time; the replays of the games measure it.
+    """
+    return f"uct(iterations={CURVE_BUDGETS['uct + evaluation'][milliseconds]}, evaluation=True, implicit={alpha})"
+
+
+def implicit_alpha() -> List[Pairing]:
+    """Implicit minimax backups at each weight of :data:`IMPLICIT_ALPHAS` against evaluated UCT, at 3 ms a move."""
+    return [(_implicit(alpha, 3), at_time("uct + evaluation", 3)) for alpha in IMPLICIT_ALPHAS]
+
+
+def implicit() -> List[Pairing]:
+    """Implicit minimax backups (α = :data:`IMPLICIT_ALPHA`) against evaluated UCT and evaluated αβ, at each time
+    of :data:`IMPLICIT_MS` (Lanctot, Winands, Pepels & Sturtevant 2014): the second way of putting the evaluation
+    into MCTS, beside scoring the leaves with it."""
+    return [(_implicit(IMPLICIT_ALPHA, ms), at_time(opponent, ms))
+            for ms in IMPLICIT_MS for opponent in ("uct + evaluation", "αβ + evaluation")]
+
+
 # --------------------------------------------------------------------------- the catalogue
 
 
@@ -709,6 +783,41 @@ CATALOG["claims"] = Experiment(
     "the solver in evaluated UCT",
     claims,
     CLAIM_GAMES,
+    equal_time=True,
+    openings=True,
+)
+
+CATALOG["alphabeta-curves"] = Experiment(
+    "alphabeta-curves",
+    "rules-only αβ (capture difference) vs plain UCT at 3, 10, 30 and 100 ms a move (calibrated budgets)",
+    alphabeta_curves,
+    200,
+    equal_time=True,
+    openings=True,
+)
+CATALOG["time-value"] = Experiment(
+    "time-value",
+    "UCT, evaluated αβ and the champion at twice their budget vs the same at their budget (3, 10, 30 ms a move): "
+    "what a doubling of time is worth in Elo",
+    time_value,
+    200,
+    openings=True,
+)
+
+CATALOG["implicit-alpha"] = Experiment(
+    "implicit-alpha",
+    "evaluated UCT with implicit minimax backups, α = 0.2, 0.4, 0.6, 0.8, vs evaluated UCT at 3 ms a move",
+    implicit_alpha,
+    200,
+    equal_time=True,
+    openings=True,
+)
+CATALOG["implicit"] = Experiment(
+    "implicit",
+    f"evaluated UCT with implicit minimax backups (α = {IMPLICIT_ALPHA}) vs evaluated UCT and vs evaluated αβ, at "
+    "10 and 30 ms a move",
+    implicit,
+    200,
     equal_time=True,
     openings=True,
 )
@@ -884,3 +993,28 @@ def standings(games: "pandas.DataFrame") -> "pandas.DataFrame":
     table["score"] = table["points"] / table["games"]
     table.index.name = "agent"
     return table.sort_values(["score", "points"], ascending=False, kind="stable")
+
+
+def time_values(store: Store) -> "pandas.DataFrame":
+    """What a doubling of the budget is worth to each search of :data:`TIME_VALUE`, from ``time-value``'s games.
+
+    Returns:
+        One row per search and time with at least one complete pair of
+        games: ``family``, ``ms`` (the time per move of the smaller budget),
+        ``pairs`` (complete pairs from one opening), ``games``, and the
+        logistic Elo of the doubled budget with its 95 % interval (``elo``,
+        ``low``, ``high``) from the pentanomial counts of the pairs
+        (:func:`~awale.experiments.sprt.estimate`), which keep what the two
+        games of an opening share.
+    """
+    import pandas as pd
+
+    exp = CATALOG["time-value"]
+    rows = []
+    for (family, ms), (a, b) in zip(TIME_VALUE, exp.pairings()):
+        counts = pair_counts(exp, store, a, b)
+        if sum(counts):
+            est = estimate(counts)
+            rows.append(dict(family=family, ms=ms, pairs=sum(counts), games=2 * sum(counts), elo=est.elo,
+                             low=est.elo_low, high=est.elo_high))
+    return pd.DataFrame(rows, columns=["family", "ms", "pairs", "games", "elo", "low", "high"])

@@ -31,6 +31,7 @@ from .sprt import (
     DEFAULT_CHECK_EVERY,
     DEFAULT_MAX_PAIRS,
     SPRT,
+    TestPlan,
     Verdict,
     experiment_name,
     keys_of_pairs,
@@ -206,7 +207,8 @@ def entry(
     a, b = canonical_spec(a), canonical_spec(b)
     openings = standard_openings() if openings is None else tuple(openings)
     with _opened(store) as db:
-        verdict = stored_verdict(a, b, test, db, openings, seed=seed, max_pairs=max_pairs, check_every=check_every)
+        plan = TestPlan(a, b, test, openings, seed=seed, max_pairs=max_pairs, check_every=check_every)
+        verdict = stored_verdict(plan, db)
         frame = db.load(experiment_name(a, b, test, openings, seed))
     a_ms, b_ms = _times(frame, a, b, openings, seed, verdict.pairs)
     est = verdict.estimate

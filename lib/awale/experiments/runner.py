@@ -1,7 +1,7 @@
 """Play the games of an experiment, on one core or a Dask cluster, into a store.
 
 An experiment is a list of game keys :class:`GameKey` ``(south, north, seed,
-rules)``.  A game is a pure function of its key (:func:`awale.match.play` is
+rules)``.  A game is a pure function of its key (:func:`awale.play.match.play` is
 reproducible from its agents, rules and seed), so the same keys give the same
 games bit for bit, whatever the order, the batching or the machine that
 plays them.  :func:`run` plays exactly the keys not yet in the store.
@@ -76,14 +76,14 @@ import sys
 import threading
 import time
 import uuid
-from typing import Any, Deque, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Deque, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
 
 import numpy as np
 
-from .._guard import available_cores
+from ..core._guard import available_cores
 from ..agents import canonical_spec, parse
-from ..match import MatchRecord, play
-from ..rules import Rules, as_rules, rules_from_text, rules_to_text
+from ..play.match import MatchRecord, play
+from ..core.rules import Rules, as_rules, rules_from_text, rules_to_text
 from .store import CLAIM_SECONDS, Store, StoreError, StoredKey, claimant
 
 __all__ = [
@@ -95,6 +95,7 @@ __all__ = [
     "round_robin_keys",
     "play_batch",
     "run",
+    "RunOptions",
     "cluster",
     "RunSummary",
     "RunInterrupted",
@@ -143,7 +144,7 @@ class GameKey:
 
     The specs are stored in canonical form (``str(parse(spec))``), so
     ``GameKey("greedy(eps=0.0)", ...)`` and ``GameKey("greedy", ...)`` are
-    the same key.  Note that :func:`awale.match.play` replaces the agents'
+    the same key.  Note that :func:`awale.play.match.play` replaces the agents'
     own ``seed`` parameters with ones derived from the match seed, so specs
     differing only by their ``seed`` play the same games under different keys.
 
@@ -782,6 +783,20 @@ def _check_options(workers: Optional[int], scheduler: Optional[str], client: Any
         raise ValueError(f"retries must be an integer at least 0, got {retries!r}")
 
 
+class RunOptions(NamedTuple):
+    """How :func:`run` sizes and retries its tasks, and where its local cluster shows its dashboard.
+
+    Attributes:
+        batch_seconds: the target duration of a task when sizing batches.
+        retries: how many times Dask retries a task that raised.
+        dashboard: the address of the local cluster's Dask dashboard, such as ``":8787"`` (None: none).
+    """
+
+    batch_seconds: float = 1.0
+    retries: int = 2
+    dashboard: Optional[str] = None
+
+
 def run(
     keys: Iterable[GameKey],
     store: Union[Store, str, os.PathLike],
@@ -791,10 +806,8 @@ def run(
     scheduler: Optional[str] = None,
     client: Any = None,
     batch_size: Optional[int] = None,
-    batch_seconds: float = 1.0,
-    retries: int = 2,
     progress: Optional[bool] = None,
-    dashboard: Optional[str] = None,
+    options: Optional[RunOptions] = None,
 ) -> RunSummary:
     """Play the games of ``keys`` that are not yet in the store, and store them under ``experiment``.
 
@@ -807,13 +820,11 @@ def run(
         scheduler: the address of an existing Dask scheduler instead.
         client: an existing ``distributed.Client`` instead (not closed).
         batch_size: games per task; by default sized from measured times
-            so that a task lasts about ``batch_seconds``.
-        batch_seconds: the target duration of a task when sizing batches.
-        retries: how many times Dask retries a task that raised.
+            so that a task lasts about ``options.batch_seconds``.
         progress: show a tqdm progress bar on stderr (by default only when
             stderr is a terminal).
-        dashboard: the address of the local cluster's Dask dashboard, such
-            as ``":8787"`` (default: none).
+        options: the tasks' target duration, their retries and the local
+            cluster's dashboard (:class:`RunOptions`; default ``RunOptions()``).
 
     Returns:
         The :class:`RunSummary`.
@@ -825,6 +836,8 @@ def run(
         RunnerError: the cluster cannot be reached or its workers lack awale.
         RunInterrupted: Ctrl-C; the summary of what was kept is attached.
     """
+    options = RunOptions() if options is None else options
+    batch_seconds, retries, dashboard = options
     _check_options(workers, scheduler, client, batch_size, batch_seconds, retries)
     unique: Dict[GameKey, None] = {}
     for key in keys:

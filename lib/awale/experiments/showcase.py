@@ -25,7 +25,7 @@ import dataclasses
 import os
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
-from ..record import Ply, replay
+from ..core.record import Ply, replay
 from .catalog import CATALOG, REFERENCE_ITERATIONS, standings
 from .runner import canonical_spec
 from .store import decode_moves, load, rules_from_text
@@ -56,7 +56,7 @@ class Pick:
 
 @dataclasses.dataclass(frozen=True)
 class ShownGame:
-    """A stored game chosen by a :class:`Pick`, with every ply described (:func:`awale.record.replay`)."""
+    """A stored game chosen by a :class:`Pick`, with every ply described (:func:`awale.core.record.replay`)."""
 
     pick: Pick
     experiment: str

@@ -73,12 +73,12 @@ import math
 import os
 import pathlib
 import time
-from typing import Any, Callable, Dict, Iterable, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
-from ..game import Game
-from ..rules import Rules, as_rules
+from ..core.game import Game
+from ..core.rules import Rules, as_rules
 from .runner import GameKey, canonical_spec, cluster, derive_seed, local_workers, run
 from .store import Store
 from .stats import ELO_PER_NATURAL_UNIT
@@ -102,6 +102,7 @@ __all__ = [
     "keys_of_pairs",
     "shuffled",
     "experiment_name",
+    "TestPlan",
     "sequential",
     "stored_verdict",
     "REGULARIZATION",
@@ -542,7 +543,7 @@ def load_openings(path: Union[str, os.PathLike], rules: Optional[Rules] = None) 
 
 #: The balanced openings shipped with the library (made by ``data/strength/openings.py``): 708 lines of 4
 #: plies whose positions evaluated αβ judges between about 40 % and 60 % for South.
-OPENINGS_FILE = pathlib.Path(__file__).resolve().parent.parent / "openings.txt"
+OPENINGS_FILE = pathlib.Path(__file__).resolve().parent.parent / "knowledge" / "openings.txt"
 
 
 @functools.lru_cache(maxsize=1)
@@ -630,49 +631,80 @@ class SPRTInterrupted(KeyboardInterrupt):
         self.stored = stored
 
 
-def _checkpoints(check_every: int, max_pairs: int) -> List[int]:
-    points = list(range(check_every, max_pairs, check_every))
-    return points + [max_pairs]
+@dataclasses.dataclass(frozen=True)
+class TestPlan:
+    """What a sequential test is: the agents, the :class:`SPRT`, the openings, the seed, the rules, its cap and
+    how often it looks at the LLR, and its name in the store.  :func:`sequential` plays it, :func:`stored_verdict`
+    reads its stored games.
 
+    Attributes:
+        a, b: the agents (specs); the test is about A's Elo relative to B.
+        test: the :class:`SPRT` (bounds and error rates).
+        openings: the openings (see :func:`load_openings`), played in the order :func:`shuffled` draws from
+            ``seed``, cycled; kept as a tuple.
+        seed: the base seed of the games.
+        rules: the rules (None: Abapa).
+        max_pairs: stop there, inconclusive, without a decision (at most 500,000: a run holds at most
+            1,000,000 games).
+        check_every: pairs between two looks at the LLR.
+        name: the experiment's name in the store (None: :func:`experiment_name`; :attr:`store_name` is the
+            name used).
 
-def _prepare(
-    a: str, b: str, test: SPRT, openings: Sequence[str], seed: int, rules: Optional[Rules], max_pairs: int,
-    check_every: int, name: Optional[str],
-) -> Tuple[str, Callable[[int], Tuple[GameKey, GameKey]]]:
-    """A test's options checked, and its experiment's name and the keys of its pairs (by index)."""
-    if not isinstance(test, SPRT):
-        raise ValueError(f"test must be an awale.experiments.sprt.SPRT, got {test!r}")
-    for what, value in (("max_pairs", max_pairs), ("check_every", check_every)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValueError(f"{what} must be an integer at least 1, got {value!r}")
-    if 2 * max_pairs > 1_000_000:
-        raise ValueError(f"max_pairs must be at most 500000 (a run holds at most 1,000,000 games), got {max_pairs}")
-    openings = tuple(openings)
-    return name or experiment_name(a, b, test, openings, seed), keys_of_pairs(a, b, openings, seed, rules)
+    Raises:
+        ValueError: a test that is not an :class:`SPRT`, or a bad ``max_pairs`` or ``check_every``.
+    """
+
+    __test__ = False  # a plan, not a test class for pytest to collect
+
+    a: str
+    b: str
+    test: SPRT
+    openings: Tuple[str, ...]
+    seed: int = 0
+    rules: Optional[Rules] = None
+    max_pairs: int = DEFAULT_MAX_PAIRS
+    check_every: int = DEFAULT_CHECK_EVERY
+    name: Optional[str] = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.test, SPRT):
+            raise ValueError(f"test must be an awale.experiments.sprt.SPRT, got {self.test!r}")
+        for what, value in (("max_pairs", self.max_pairs), ("check_every", self.check_every)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{what} must be an integer at least 1, got {value!r}")
+        if 2 * self.max_pairs > 1_000_000:
+            raise ValueError(f"max_pairs must be at most 500000 (a run holds at most 1,000,000 games), "
+                             f"got {self.max_pairs}")
+        object.__setattr__(self, "openings", tuple(self.openings))
+
+    @property
+    def store_name(self) -> str:
+        """The name of the test's games in the store: :attr:`name`, else :func:`experiment_name`."""
+        return self.name or experiment_name(self.a, self.b, self.test, self.openings, self.seed)
+
+    def keys(self) -> Callable[[int], Tuple[GameKey, GameKey]]:
+        """The keys of the test's pairs by index (:func:`keys_of_pairs`)."""
+        return keys_of_pairs(self.a, self.b, self.openings, self.seed, self.rules)
+
+    def checkpoints(self) -> List[int]:
+        """The numbers of pairs at which the LLR is looked at: every ``check_every``, and ``max_pairs``."""
+        return list(range(self.check_every, self.max_pairs, self.check_every)) + [self.max_pairs]
 
 
 def sequential(
-    a: str,
-    b: str,
-    test: SPRT,
+    plan: TestPlan,
     store: Union[Store, str, os.PathLike],
-    openings: Sequence[str],
     *,
-    seed: int = 0,
-    rules: Optional[Rules] = None,
-    max_pairs: int = DEFAULT_MAX_PAIRS,
-    check_every: int = DEFAULT_CHECK_EVERY,
     workers: Optional[int] = None,
     scheduler: Optional[str] = None,
     client: Any = None,
     batch_size: Optional[int] = None,
     live: Optional[Callable[[Verdict], None]] = None,
-    name: Optional[str] = None,
 ) -> Verdict:
     """Play pairs of games between A and B until the SPRT decides, storing every game; resume from the store.
 
-    The games of the test are stored under :func:`experiment_name` (or
-    ``name``).  The pairs already stored are counted first: the LLR is
+    The games of the test are stored under the plan's :attr:`~TestPlan.store_name`.
+    The pairs already stored are counted first: the LLR is
     looked at every ``check_every`` pairs, in order, exactly as a run
     without interruption would have looked at it, so a stored decision is
     found again without playing.  Then the pairs are played in batches of
@@ -683,111 +715,98 @@ def sequential(
     in order.  A pair counts only when both its games are in the store.
 
     Args:
-        a, b: the agents; the test is about A's Elo relative to B.
-        test: the :class:`SPRT` (bounds and error rates).
+        plan: the test (:class:`TestPlan`): agents, SPRT, openings, seed, rules, cap, checkpoints, name.
         store: a :class:`Store` or its path.
-        openings: the openings (see :func:`load_openings`), played in the
-            order :func:`shuffled` draws from ``seed``, cycled.
-        seed: the base seed of the games.
-        rules: the rules (default Abapa).
-        max_pairs: stop there, inconclusive, without a decision.
-        check_every: pairs between two looks at the LLR.
         workers, scheduler, client: where to play, as for :func:`run`.
         batch_size: games per task (default 2: a task plays one pair, both
             its games, so that an interruption leaves few pairs half played;
             the runner would otherwise start with one game of every pair).
         live: called after each batch of games with the :class:`Verdict` at the last checkpoint looked at.
-        name: the experiment's name in the store (default: :func:`experiment_name`).
 
     Returns:
         The final :class:`Verdict` (H0, H1 or inconclusive), or an
         undecided one if some games failed (listed in ``failed``).
 
     Raises:
-        ValueError: bad agents, openings or options.
+        ValueError: bad agents or openings.
         StoreError, RunnerError: as :func:`run`.
         SPRTInterrupted: Ctrl-C; the games finished are in the store.
     """
-    name, keys = _prepare(a, b, test, openings, seed, rules, max_pairs, check_every, name)
+    name, keys = plan.store_name, plan.keys()
     batch_size = 2 if batch_size is None else batch_size
     if scheduler is None and client is None:
         workers = local_workers(keys(0), workers)
-    checkpoints = _checkpoints(check_every, max_pairs)
     owned = not isinstance(store, Store)
     db = Store(store) if owned else store
     state = _Tally(keys)
     try:
-        verdict = state.advance(db, name, test, checkpoints, live, final_at=max_pairs)
+        verdict = state.advance(db, name, plan.test, plan.checkpoints(), live, final_at=plan.max_pairs)
         if verdict is None:
             with _cluster_for(workers, scheduler, client) as (dask, threads):
-                verdict = _play(db, name, test, state, checkpoints, max_pairs, check_every, dask, threads,
-                                batch_size, live)
+                verdict = _play(plan, _Batches(db, dask, threads, batch_size, live), state)
         return dataclasses.replace(verdict, beyond=state.beyond(db, name))
     except KeyboardInterrupt:  # RunInterrupted too: the games finished are stored
-        state.count(db, name, max_pairs)
-        raise SPRTInterrupted(state.current(test), db.count(name)) from None
+        state.count(db, name, plan.max_pairs)
+        raise SPRTInterrupted(state.current(plan.test), db.count(name)) from None
     finally:
         if owned:
             db.close()
 
 
-def stored_verdict(
-    a: str,
-    b: str,
-    test: SPRT,
-    store: Union[Store, str, os.PathLike],
-    openings: Sequence[str],
-    *,
-    seed: int = 0,
-    rules: Optional[Rules] = None,
-    max_pairs: int = DEFAULT_MAX_PAIRS,
-    check_every: int = DEFAULT_CHECK_EVERY,
-    name: Optional[str] = None,
-) -> Verdict:
+def stored_verdict(plan: TestPlan, store: Union[Store, str, os.PathLike]) -> Verdict:
     """The verdict of a test as its stored games give it, without playing a game (for reports and chapters).
 
     The stored pairs are counted at the checkpoints exactly as :func:`sequential` counts them, so a
     decided test gives the verdict :func:`sequential` reached; an undecided one gives the verdict after
-    the pairs stored so far (``finished`` is then false).  The arguments are those of :func:`sequential`.
+    the pairs stored so far (``finished`` is then false).
     """
-    name, keys = _prepare(a, b, test, openings, seed, rules, max_pairs, check_every, name)
+    name = plan.store_name
     owned = not isinstance(store, Store)
     db = Store(store) if owned else store
     try:
-        state = _Tally(keys)
-        verdict = state.advance(db, name, test, _checkpoints(check_every, max_pairs), None, final_at=max_pairs)
+        state = _Tally(plan.keys())
+        verdict = state.advance(db, name, plan.test, plan.checkpoints(), None, final_at=plan.max_pairs)
         if verdict is None:
-            verdict = state.current(test)
+            verdict = state.current(plan.test)
         return dataclasses.replace(verdict, beyond=state.beyond(db, name))
     finally:
         if owned:
             db.close()
 
 
-def _play(
-    db: Store, name: str, test: SPRT, state: "_Tally", checkpoints: Sequence[int], max_pairs: int,
-    check_every: int, dask: Any, threads: int, batch_size: Optional[int], live: Optional[Callable[[Verdict], None]],
-) -> Verdict:
+class _Batches(NamedTuple):
+    """Where and how :func:`_play` plays its batches: the store, the cluster (None: this process) and its
+    threads, the games per task, and the callback told of each batch's verdict."""
+
+    db: Store
+    dask: Any
+    threads: int
+    batch_size: Optional[int]
+    live: Optional[Callable[[Verdict], None]]
+
+
+def _play(plan: TestPlan, where: _Batches, state: "_Tally") -> Verdict:
     """Play batches of whole checkpoints until one decides (or games fail).
 
     A batch holds at least one pair per worker thread; fast games get longer batches (doubled while a batch
     takes under :data:`_BATCH_SECONDS`), so that the overhead of a run stays small.  The length of a batch
     changes how many games are played past the decision, never the decision.
     """
-    smallest = max(check_every, threads)
+    name, checkpoints, max_pairs = plan.store_name, plan.checkpoints(), plan.max_pairs
+    smallest = max(plan.check_every, where.threads)
     span = smallest
     while True:
         target = min(state.counted + span, max_pairs)
         end = next(point for point in checkpoints if point >= target)
         batch = [key for index in range(state.counted, end) for key in state.keys(index)]
         started = time.monotonic()
-        summary = run(batch, db, name, workers=0 if dask is None else None, client=dask, progress=False,
-                      batch_size=batch_size)
-        verdict = state.advance(db, name, test, checkpoints, live, final_at=max_pairs)
+        summary = run(batch, where.db, name, workers=0 if where.dask is None else None, client=where.dask,
+                      progress=False, batch_size=where.batch_size)
+        verdict = state.advance(where.db, name, plan.test, checkpoints, where.live, final_at=max_pairs)
         if verdict is not None:
             return verdict
         if summary.failed:
-            return dataclasses.replace(state.current(test), failed=tuple(summary.failed))
+            return dataclasses.replace(state.current(plan.test), failed=tuple(summary.failed))
         if summary.elsewhere and not summary.played:
             time.sleep(1.0)  # another run on this store is playing these games: wait for them
         elapsed = time.monotonic() - started

@@ -73,6 +73,7 @@ from scipy.sparse import csgraph
 __all__ = [
     "ELO_PER_NATURAL_UNIT",
     "Comparison",
+    "time_worth",
     "compare",
     "power",
     "games_needed",
@@ -935,6 +936,21 @@ def ms_per_move(games: pd.DataFrame, agent: str, opening_plies: int = 0) -> floa
         seconds += float(mine[f"{side}_seconds"].sum())
         moves += float(played.sum())
     return 1000 * seconds / moves if moves else math.nan
+
+
+def time_worth(per_doubling: float, ratio: float) -> float:
+    """The Elo a time ratio ``ratio`` can be worth to a search whose doubling of time is worth ``per_doubling``.
+
+    ``per_doubling * |log2(ratio)|``: the same search given ``ratio`` times
+    the time of another gains about that much if each doubling is worth the
+    same over the range (chapter 7 of the thesis).
+
+    Raises:
+        ValueError: a ratio that is not a positive number.
+    """
+    if not (isinstance(ratio, numbers.Real) and ratio > 0):
+        raise ValueError(f"a time ratio must be a positive number, got {ratio!r}")
+    return float(per_doubling) * abs(math.log2(ratio))
 
 
 def elo(score: float) -> float:

@@ -9,8 +9,8 @@ column          meaning
 ==============  ==========================================================
 experiment      the experiment's name (a tournament, a catalogue entry...)
 south, north    canonical agent specs, ``str(awale.agents.parse(spec))``
-seed            the match seed given to :func:`awale.match.play`
-rules           the rules, canonical JSON (see :func:`awale.rules.rules_to_text`)
+seed            the match seed given to :func:`awale.play.match.play`
+rules           the rules, canonical JSON (see :func:`awale.core.rules.rules_to_text`)
 winner          0 (South), 1 (North) or NULL for a draw
 south_score     seeds captured by South (seeds collected at the end included)
 north_score     seeds captured by North
@@ -50,7 +50,7 @@ anything is written to it.  A damaged file gives a :class:`StoreError` too,
 on opening or on reading.
 
 >>> import tempfile, pathlib
->>> from awale.match import play
+>>> from awale.play.match import play
 >>> path = pathlib.Path(tempfile.mkdtemp()) / "games.sqlite"
 >>> with Store(path) as store:
 ...     store.add("demo", [play("random", "greedy", seed=1)])
@@ -72,9 +72,9 @@ import sqlite3
 import time
 from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Optional, Sequence, Set, Tuple, Union
 
-from ..match import MatchRecord
-from ..record import decode_moves, encode_moves
-from ..rules import rules_from_text, rules_to_text
+from ..play.match import MatchRecord
+from ..core.record import decode_moves, encode_moves
+from ..core.rules import rules_from_text, rules_to_text
 
 if TYPE_CHECKING:  # pandas is imported when a frame is built, not with the module
     import pandas
@@ -86,9 +86,9 @@ __all__ = [
     "load",
     "experiments",
     "count",
-    "rules_to_text",  # the rules' text, from awale.rules: here too, as the store writes and reads it
+    "rules_to_text",  # the rules' text, from awale.core.rules: here too, as the store writes and reads it
     "rules_from_text",
-    "encode_moves",  # the moves' text, from awale.record: here too, as the store writes and reads it
+    "encode_moves",  # the moves' text, from awale.core.record: here too, as the store writes and reads it
     "decode_moves",
     "COLUMNS",
     "SCHEMA_VERSION",
@@ -202,7 +202,7 @@ def _now() -> str:
 def _row(experiment: str, record: MatchRecord, created_at: str) -> Tuple[Any, ...]:
     """The values of one row, checked; raises ``StoreError``."""
     if not isinstance(record, MatchRecord):
-        raise StoreError(f"can only store awale.match.MatchRecord values, got {record!r}")
+        raise StoreError(f"can only store awale.play.match.MatchRecord values, got {record!r}")
     if not 0 <= record.seed <= _MAX_SEED:
         raise StoreError(f"cannot store game {record.south} vs {record.north}: seed {record.seed} is not from 0 to 2**63 - 1")
     try:
@@ -452,7 +452,7 @@ class Store:
 
         Args:
             experiment: the experiment's name.
-            records: the games, as :func:`awale.match.play` returns them
+            records: the games, as :func:`awale.play.match.play` returns them
                 (their ``south`` and ``north`` are canonical specs).
 
         Returns:
@@ -643,7 +643,7 @@ def load(path: Union[str, os.PathLike], experiment: Optional[str] = None) -> "pa
 
     Columns and types: ``experiment``, ``south``, ``north``, ``rules`` and
     ``moves`` are strings (``moves``: one digit per action, see
-    :func:`decode_moves`; ``rules``: see :func:`awale.rules.rules_from_text`); ``seed``,
+    :func:`decode_moves`; ``rules``: see :func:`awale.core.rules.rules_from_text`); ``seed``,
     ``south_score``, ``north_score`` and ``plies`` are ``int64``; ``winner``
     is a nullable ``Int64``, 0 for South, 1 for North and ``<NA>`` for a
     draw; ``result`` is South's result as a ``float64`` (1 a win, 0.5 a draw,

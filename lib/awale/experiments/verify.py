@@ -2,7 +2,7 @@
 
 Two checks, from the cheapest:
 
-* **Rules.**  Every stored move list is played through :class:`~awale.game.Game`
+* **Rules.**  Every stored move list is played through :class:`~awale.core.game.Game`
   under the stored rules: each move must be legal, the game must end exactly
   at the last move (or at the rules' ply cap), and the stored winner, scores
   and number of plies must be those the rules give.  A game under a clock
@@ -10,7 +10,7 @@ Two checks, from the cheapest:
   stop before its end, lost on time by the side to move: its winner must
   then be the other side, and its scores the captures at that point.
 * **Replay.**  A game is a pure function of its key (agent specs, match
-  seed, rules: see :func:`awale.match.play`), so playing the key again must
+  seed, rules: see :func:`awale.play.match.play`), so playing the key again must
   give the same moves, winner and scores, bit for bit.  Games whose agents
   have a time budget (a ``time`` parameter) depend on the machine's speed
   and load: they are not replayed, and counted as such.
@@ -30,8 +30,8 @@ from typing import Any, List, Mapping, Optional, Union
 import numpy as np
 
 from ..agents import parse
-from ..game import Game, IllegalActionError
-from ..match import play
+from ..core.game import Game, IllegalActionError
+from ..play.match import play
 from .store import Store, decode_moves, rules_from_text
 
 __all__ = ["Mismatch", "VerifyReport", "check_rules", "check_replay", "time_based", "clocked", "verify"]

@@ -6,7 +6,7 @@ form, with iterative deepening, move ordering (the transposition table's move
 first, then captures by size; a history heuristic after them was measured and
 left out, see the README), a transposition table of preallocated arrays,
 and bounds from the seeds still on the board (no line can score better than
-the mover taking them all).  Moves are made by :func:`awale.rules.advance`:
+the mover taking them all).  Moves are made by :func:`awale.core.rules.advance`:
 no rule is written twice.
 
 :func:`solve`, :func:`result` and :func:`action_values` answer one question
@@ -42,7 +42,7 @@ the key does not hold, so an entry stored by one search can answer another
 -11 where a fresh table gives -9); the book grower clears the table before
 each position for that reason.
 
-With an endgame database (:mod:`awale.endgame`), a position below the root
+With an endgame database (:mod:`awale.knowledge.endgame`), a position below the root
 with at most the database's seeds on the board is not searched: it scores
 the result the database gives, ``WIN + |d|`` for the mover if ``d > 0``,
 the negation if ``d < 0`` and 0 for a draw, where ``d`` is the captured
@@ -53,7 +53,7 @@ ignores the history below the probed position; its margin is that of the
 continued game rather than of the Abapa end at more than half of the seeds.
 Such a score counts as exact (it meets no depth limit).
 
-With an evaluation (:class:`awale.evaluation.Evaluation`), a position at the
+With an evaluation (:class:`awale.knowledge.evaluation.Evaluation`), a position at the
 depth limit scores ``round(EVAL_SCALE * logit)`` instead of its capture
 difference, kept below ``WIN`` in size: the fitted estimate of its result,
 on a scale that leaves every finished or exactly known game above it.  With
@@ -109,13 +109,13 @@ from typing import Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Tup
 
 import numpy as np
 
-from .._guard import stop_on_signal
-from .._jit import jit
-from ..endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
-from ..evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
-from ..game import Game
-from ..engine import DRAW, ONGOING, advance, game_arrays
-from ..rules import Rules, as_rules
+from ..core._guard import stop_on_signal
+from ..core._jit import jit
+from ..knowledge.endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
+from ..knowledge.evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
+from ..core.game import Game
+from ..core.engine import DRAW, ONGOING, advance, game_arrays
+from ..core.rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
@@ -680,12 +680,12 @@ class AlphaBeta:
     Args:
         rules: the rules of the games to search.
         table_bits: the table holds ``2**table_bits`` entries (20 bytes each).
-        endgame: an endgame database for these rules (:func:`awale.endgame.load`),
+        endgame: an endgame database for these rules (:func:`awale.knowledge.endgame.load`),
             whose positions the search scores without searching them (see
             the module docstring); None (the default) for none.  Its values
             are shared, not copied.
         evaluation: score positions at the depth limit with this fitted
-            evaluation (:func:`awale.evaluation.load_evaluation`) instead of
+            evaluation (:func:`awale.knowledge.evaluation.load_evaluation`) instead of
             their capture difference; None (the default) for none.
         quiescence: search positions at the depth limit where the mover can
             capture one ply deeper, up to this many plies beyond the depth
@@ -733,7 +733,7 @@ class AlphaBeta:
         if total >= WIN:
             raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
         if evaluation is not None and not isinstance(evaluation, Evaluation):
-            raise ValueError(f"evaluation must be an awale.evaluation.Evaluation or None, got {evaluation!r}")
+            raise ValueError(f"evaluation must be an awale.knowledge.evaluation.Evaluation or None, got {evaluation!r}")
         if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
             raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
         for name, flag in (("pvs", pvs), ("reductions", reductions), ("killers", killers), ("iid", iid),

@@ -6,7 +6,7 @@ One kernel family serves the one-thread search (:class:`awale.search.mcts.Search
 * plain (``shared=0``, one thread): entries are updated by ordinary stores, and a node's visit is counted when
   its reward is backed up;
 * shared (``shared=1``, a tree other threads grow at the same time): entries are updated by atomic instructions
-  (:mod:`awale._atomic`), a move is taken and a node published by compare-and-swap, and a visit is
+  (:mod:`awale.core._atomic`), a move is taken and a node published by compare-and-swap, and a visit is
   counted on the way down (the *virtual loss* of tree parallelisation), the backup then adding only the reward.
 
 The kernels take four named structures, never long argument lists: the :class:`Tree` (its arrays, the node
@@ -14,7 +14,7 @@ counter and the stop flag), the :class:`Root` (the position searched), the :clas
 :class:`Work` arrays (including its random state).  The tree layout is described in :mod:`awale.search.mcts`.
 
 The hot kernels (the descent, the selection, the playouts, the backup, and the loop of whole iterations,
-:func:`_iterations`) are compiled with ``allocates=False`` (:func:`awale._jit.jit`): they create no arrays
+:func:`_iterations`) are compiled with ``allocates=False`` (:func:`awale.core._jit.jit`): they create no arrays
 and count no references.  Only the rare iteration whose repetition history outgrows the work arrays is
 finished by :func:`iterate`, which grows them.  The selection is inlined into the descent: passing the
 tree's arrays to an out-of-line kernel at every level of every descent cost about 10 % of the iterations
@@ -28,18 +28,18 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._jit import jit
-from ..endgame import UNCOVERED, probe
-from ..engine import (
+from ..core._jit import jit
+from ..knowledge.endgame import UNCOVERED, probe
+from ..core.engine import (
     DRAW, NORTH, ONGOING, R_GRAND_SLAM, SOUTH, advance, below, capture, copy_history, grown, legal_actions, sow,
 )
-from ..evaluation import logit
-from .._atomic import atomic_add, atomic_cas, atomic_load, relax
+from ..knowledge.evaluation import logit
+from ..core._atomic import atomic_add, atomic_cas, atomic_load, relax
 
 __all__ = [
     "Tree", "Root", "Options", "Work",
     "LOST", "DRAWN", "WON", "RESULT_NAMES", "RESULTS", "PARENT", "FIRST", "NEXT", "VISITS", "ACTION", "UNTRIED", "LOWER", "UPPER",
-    "C", "TREE_POLICY", "HEAVY", "BIAS", "HISTORY", "CUTOFF", "RAVE", "SOLVER", "EVALUATE", "WEIGHTS",
+    "C", "TREE_POLICY", "HEAVY", "BIAS", "HISTORY", "CUTOFF", "RAVE", "SOLVER", "EVALUATE", "IMPLICIT", "WEIGHTS",
     "RANDOM_TREE", "UCB", "MAX_RECORDED",
     "new_work", "descend", "simulate", "backup", "iterate", "proven_reward", "root_open", "negated", "compact",
     "update_bounds", "select",
@@ -56,7 +56,7 @@ PARENT, FIRST, NEXT, VISITS = 0, 1, 2, 3
 ACTION, UNTRIED, LOWER, UPPER = 0, 1, 2, 3
 
 # Entries of the float64 configuration vector (:meth:`awale.search.mcts.SearchConfig.vector`).
-C, TREE_POLICY, HEAVY, BIAS, HISTORY, CUTOFF, RAVE, SOLVER, EVALUATE, WEIGHTS = range(10)
+C, TREE_POLICY, HEAVY, BIAS, HISTORY, CUTOFF, RAVE, SOLVER, EVALUATE, IMPLICIT, WEIGHTS = range(11)
 RANDOM_TREE, UCB = 0, 1
 
 #: Moves of one iteration remembered for RAVE and the history heuristic.
@@ -72,6 +72,8 @@ class Tree(NamedTuple):
         value: float64 sums of rewards, for the player who moved into the node.
         gain: int16 seeds captured by the move into the node (progressive bias).
         amaf_n, amaf_w: AMAF visits and rewards (RAVE), or one entry each without RAVE.
+        implicit: float64 implicit minimax values (Lanctot et al. 2014), for the player who moved into the node,
+            or one entry without them.
         history: float64 ``(2, 2, n)``: per player and action, the sum of rewards and the count (history heuristic).
         used: int64 ``(1,)``: the nodes in use.
         control: int64 ``(1,)``: set to non-zero to stop every thread.
@@ -86,10 +88,11 @@ class Tree(NamedTuple):
     history: np.ndarray
     used: np.ndarray
     control: np.ndarray
+    implicit: np.ndarray
 
 
 class Root(NamedTuple):
-    """The position searched: its state, repetition history and rules (:mod:`awale.engine`)."""
+    """The position searched: its state, repetition history and rules (:mod:`awale.core.engine`)."""
 
     state: np.ndarray
     keys: np.ndarray
@@ -104,7 +107,7 @@ class Options(NamedTuple):
     Attributes:
         cfg: the configuration vector, indexed by ``C``, ``TREE_POLICY``, ... (``WEIGHTS`` onwards: the
             evaluation's weights).
-        endgame: the endgame database's probe tables (:func:`awale.endgame.probe_tables`).
+        endgame: the endgame database's probe tables (:func:`awale.knowledge.endgame.probe_tables`).
         shared: 1 when other threads grow the tree at the same time (atomic updates, virtual loss), else 0.
     """
 
@@ -122,7 +125,7 @@ class Work(NamedTuple):
         path: the nodes of the descent; ``legal``: the legal moves at each (shared trees only).
         played: the moves of the iteration, ``player * n + action``; ``seen``: their bit masks (RAVE).
         scratch: room for the heavy playouts' weights.
-        eval_work, eval_moves, eval_row: the evaluation's work space (:func:`awale.evaluation.logit`).
+        eval_work, eval_moves, eval_row: the evaluation's work space (:func:`awale.knowledge.evaluation.logit`).
         rng: the thread's random state.
     """
 
@@ -363,6 +366,7 @@ def select(tree, cfg, node, player, rng):
         return links[node, FIRST]
     c = cfg[C]
     k = cfg[RAVE]
+    alpha = cfg[IMPLICIT]
     bias = cfg[BIAS]
     history_weight = cfg[HISTORY]
     history = tree.history
@@ -379,6 +383,8 @@ def select(tree, cfg, node, player, rng):
         if k > 0 and tree.amaf_n[child] > 0:
             beta = math.sqrt(k / (3.0 * visits + k))
             mean = (1.0 - beta) * mean + beta * tree.amaf_w[child] / tree.amaf_n[child]
+        if alpha > 0:
+            mean = (1.0 - alpha) * mean + alpha * tree.implicit[child]
         score = mean + c * math.sqrt(log_n / visits)
         if bias != 0:
             score += bias * tree.gain[child] / visits
@@ -396,12 +402,30 @@ def select(tree, cfg, node, player, rng):
 
 
 @jit
-def _fill_node(tree, opt, child, action, player, captured, work, count):
+def _heuristic(work, opt, params, player, count):
+    """The value of the new node ``work.state`` for ``player``, who moved into it, in [0, 1]: the result of a
+    finished game, the database's exact result, else the evaluation's win probability (implicit minimax)."""
+    state = work.state
+    size = state.shape[0] - 5
+    if count == 0:
+        outcome = state[size + 4]
+        return 0.5 if outcome == DRAW else (1.0 if outcome == player else 0.0)
+    exact = probe(state, size, opt.endgame)
+    if exact != UNCOVERED:  # for the player to move, who is not ``player``
+        return 0.5 if exact == 0 else (0.0 if exact > 0 else 1.0)
+    x = logit(state, params, opt.cfg[WEIGHTS:], work.eval_work, work.eval_moves, work.eval_row)
+    return 1.0 - 1.0 / (1.0 + math.exp(-x))
+
+
+@jit
+def _fill_node(tree, opt, params, child, action, player, captured, work, count):
     """Set the statistics of a new node (all but its links): ``action`` led to ``work.state``, with ``count`` moves."""
     flags = tree.flags
     state = work.state
     size = state.shape[0] - 5
     solver = opt.cfg[SOLVER] != 0
+    if opt.cfg[IMPLICIT] > 0:
+        tree.implicit[child] = _heuristic(work, opt, params, player, count)
     untried = 0
     for j in range(count):
         untried |= 1 << work.out[j]
@@ -526,7 +550,7 @@ def _walk(tree, opt, params, work, weight, depth, length, count, n_played):
             work.legal[depth] = count
         if expand:
             # Fill the node in, then publish it at the head of its parent's children.
-            _fill_node(tree, opt, child, action, player, captured, work, count)
+            _fill_node(tree, opt, params, child, action, player, captured, work, count)
             _link(tree, node, child, weight if shared else 0, shared)
             break
         if shared:
@@ -633,6 +657,25 @@ def update_bounds(tree, node, legal, shared):
     return True
 
 
+@jit
+def _back_implicit(tree, path, depth):
+    """Implicit minimax backups (Lanctot, Winands, Pepels & Sturtevant 2014): from the parent of the new node up,
+    each node's value is the best of its expanded children's for the player to move there, seen by the player
+    who moved into it.  A node whose value does not change leaves its ancestors' as they were."""
+    links, implicit = tree.links, tree.implicit
+    for d in range(depth - 1, 0, -1):
+        node = path[d]
+        best = -1.0
+        child = links[node, FIRST]
+        while child >= 0:
+            best = max(best, implicit[child])
+            child = links[child, NEXT]
+        value = 1.0 - best
+        if value == implicit[node]:
+            return
+        implicit[node] = value
+
+
 @jit(inline=False, allocates=False)
 def backup(tree, opt, work, root_player, depth, reward, n_played):
     """Back ``reward`` (South's) up ``work.path[0..depth]``, with the AMAF statistics, the history and the bounds.
@@ -669,6 +712,8 @@ def backup(tree, opt, work, root_player, depth, reward, n_played):
             player = played[k] // n
             _add(tree.history, (player, 0, played[k] % n), reward if player == 0 else 1.0 - reward, shared)
             _add(tree.history, (player, 1, played[k] % n), 1.0, shared)
+    if cfg[IMPLICIT] > 0:
+        _back_implicit(tree, work.path, depth)
     if cfg[SOLVER] != 0:
         # Bounds only tighten.  The parent of the new node may have lost its last untried move;
         # above it, a node whose bounds did not change leaves its ancestors' as they were.
@@ -709,6 +754,8 @@ def _iterations(iterations, counter, tree, opt, root, work, resume):
     root_player = root.state[root.state.shape[0] - 3]
     evaluate = cfg[EVALUATE] != 0
     cutoff = np.int64(cfg[CUTOFF])
+    moves_left_default = cutoff if cutoff > 0 else (0 if evaluate else -1)
+    implicit = cfg[IMPLICIT] > 0
     while atomic_load(tree.control, 0) == 0 and _load(tree.used, 0, shared) < capacity and root_open(tree, shared):
         if _add(counter, 0, 1, shared) >= iterations:
             break
@@ -727,9 +774,13 @@ def _iterations(iterations, counter, tree, opt, root, work, resume):
             resume[_PHASE], resume[_DEPTH], resume[_LENGTH] = _WALKING, depth, length
             resume[_COUNT], resume[_PLAYED] = count, n_played
             return
+        if reward < 0 and implicit and moves_left_default == 0 and tree.links[work.path[depth], FIRST] < 0:
+            # A leaf scored by the evaluation without a playout: its implicit value is that score, already computed.
+            value = tree.implicit[work.path[depth]]
+            reward = value if root_player ^ ((depth + 1) & 1) == 0 else 1.0 - value
         if reward < 0:
             # simulate (as :func:`simulate`)
-            moves_left = cutoff if cutoff > 0 else (0 if evaluate else -1)
+            moves_left = moves_left_default
             if count > 0 and moves_left != 0:
                 length, count, moves_left, n_played = _rollout(
                     work, params, length, count, cfg[HEAVY] != 0, moves_left, n_played, opt.endgame
@@ -786,6 +837,7 @@ def compact(node, tree, new):
     links, flags = tree.links, tree.flags
     new_links, new_flags = new.links, new.flags
     rave = tree.amaf_n.shape[0] == links.shape[0] and new.amaf_n.shape[0] == new_links.shape[0]
+    implicit = tree.implicit.shape[0] == links.shape[0] and new.implicit.shape[0] == new_links.shape[0]
     order = np.empty(links.shape[0], dtype=np.int64)
     index = np.full(links.shape[0], -1, dtype=np.int64)
     order[0] = node
@@ -815,4 +867,6 @@ def compact(node, tree, new):
         if rave:
             new.amaf_n[position] = tree.amaf_n[old]
             new.amaf_w[position] = tree.amaf_w[old]
+        if implicit:
+            new.implicit[position] = tree.implicit[old]
     return tail

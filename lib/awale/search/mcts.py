@@ -9,7 +9,7 @@ visit count, a sum of rewards and, for the solver, bounds on its exact result.
 Positions are not stored: each iteration replays the actions from the root,
 which is cheap next to a playout, and keeps the repetition history exact.
 
-With an endgame database (:mod:`awale.endgame`), a playout stops as soon as
+With an endgame database (:mod:`awale.knowledge.endgame`), a playout stops as soon as
 it reaches a position with at most the database's seeds on the board, and so
 does an iteration whose new node is one: the reward is the exact result the
 database gives (the sign of the captured lead plus the database's value), and
@@ -31,6 +31,8 @@ References:
     Gelly & Silver (2007), Combining online and offline knowledge in UCT (RAVE).
     Winands, Björnsson & Saito (2008), Monte-Carlo tree search solver.
     Cazenave & Saffidine (2010), Score bounded Monte-Carlo tree search.
+    Lanctot, Winands, Pepels & Sturtevant (2014), Monte Carlo tree search with heuristic evaluations using
+    implicit minimax backups.
 """
 
 from __future__ import annotations
@@ -43,11 +45,11 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .._guard import Chunks, available_memory
-from ..endgame import EndgameDatabase, probe_tables
-from ..evaluation import N_FEATURES, checked_weights
-from ..engine import game_arrays
-from ..game import Game
+from ..core._guard import Chunks, available_memory
+from ..knowledge.endgame import EndgameDatabase, probe_tables
+from ..knowledge.evaluation import N_FEATURES, checked_weights
+from ..core.engine import game_arrays
+from ..core.game import Game
 from .loop import (
     ACTION, DRAWN, FIRST, LOST, LOWER, NEXT, RANDOM_TREE, RESULT_NAMES, RESULTS, UCB, UPPER, VISITS, WON, Options, Root,
     Tree, compact, iterate, negated,
@@ -89,11 +91,18 @@ class SearchConfig:
             never select a child that cannot beat what its parent already
             secures; play proven wins and avoid proven losses.
         evaluation: the nine weights of a fitted evaluation
-            (:class:`awale.evaluation.Evaluation` of :data:`awale.evaluation.FEATURES`; the kernels do not compute
+            (:class:`awale.knowledge.evaluation.Evaluation` of :data:`awale.knowledge.evaluation.FEATURES`; the kernels do not compute
             the kroos' timing), or empty for none.  With
             weights, a leaf is scored by the evaluation's win probability
             for the player to move, after ``cutoff`` random plies (0: at once,
             no playout at all) instead of a playout to the end.
+        implicit: the weight α of implicit minimax backups (Lanctot, Winands,
+            Pepels & Sturtevant 2014), which need ``evaluation``: every new
+            node keeps the evaluation's win probability of its position (the
+            exact result where the game is over or the database holds it),
+            each node's value is backed up by minimax over its expanded
+            children, and a child is selected on ``(1 - α) mean + α value``
+            instead of its mean (0: off).
     """
 
     c: float = math.sqrt(2) / 2
@@ -105,6 +114,7 @@ class SearchConfig:
     rave: float = 0.0
     solver: bool = False
     evaluation: Tuple[float, ...] = ()
+    implicit: float = 0.0
 
     def __post_init__(self) -> None:
         if self.tree_policy not in ("ucb", "random"):
@@ -114,6 +124,8 @@ class SearchConfig:
         for name in ("c", "bias", "history", "rave", "cutoff"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must be non-negative, got {getattr(self, name)!r}")
+        if not 0 <= self.implicit <= 1:
+            raise ValueError(f"implicit must be a weight from 0 to 1, got {self.implicit!r}")
         weights = self.evaluation
         try:
             empty = not isinstance(weights, str) and len(weights) == 0  # no weights: playouts
@@ -123,6 +135,8 @@ class SearchConfig:
             self, "evaluation",
             () if empty else tuple(checked_weights(weights, "evaluation (or empty)", timing=False).tolist()),
         )
+        if self.implicit > 0 and not self.evaluation:
+            raise ValueError("implicit minimax backups need an evaluation")
 
     def vector(self) -> np.ndarray:
         """The configuration as the kernels read it."""
@@ -137,6 +151,7 @@ class SearchConfig:
                 self.rave,
                 self.solver,
                 len(self.evaluation) > 0,
+                self.implicit,
                 *(self.evaluation or (0.0,) * N_FEATURES),
             ],
             dtype=np.float64,
@@ -146,7 +161,8 @@ class SearchConfig:
 def node_bytes(config: SearchConfig) -> int:
     """Bytes of tree per node under ``config`` (the arrays of :class:`SearchTree`)."""
     plain = 4 * 4 + 4 + 8 + 2  # links (4 x int32), flags (4 x int8), value (float64), gain (int16)
-    return plain + (12 if config.rave > 0 else 0)  # AMAF visits (int32) and rewards (float64)
+    # AMAF visits (int32) and rewards (float64); implicit minimax values (float64)
+    return plain + (12 if config.rave > 0 else 0) + (8 if config.implicit > 0 else 0)
 
 
 def max_nodes(config: SearchConfig) -> int:
@@ -202,7 +218,7 @@ class SearchTree:
     Args:
         game: the root position (not finished).
         config: the options of the search.
-        rng: the kernels' random state (:func:`awale.rules.seed_rng`); it is
+        rng: the kernels' random state (:func:`awale.core.rules.seed_rng`); it is
             advanced in place, so one generator can serve a whole match.
         capacity: nodes to allocate; one iteration adds at most one node.
         endgame: an endgame database for the game's rules, whose positions end
@@ -243,6 +259,7 @@ class SearchTree:
         self._gain[0] = 0
         self._amaf_n[0] = 0
         self._amaf_w[0] = 0.0
+        self._implicit[0] = 0.5
         self.used = 1
         self.iterations = 0
 
@@ -256,6 +273,7 @@ class SearchTree:
         self._gain = np.empty(capacity, dtype=np.int16)
         self._amaf_n = np.empty(capacity if rave else 1, dtype=np.int32)
         self._amaf_w = np.empty(capacity if rave else 1, dtype=np.float64)
+        self._implicit = np.empty(capacity if self.config.implicit > 0 else 1, dtype=np.float64)
 
     @property
     def capacity(self) -> int:
@@ -269,8 +287,11 @@ class SearchTree:
     @property
     def nbytes(self) -> int:
         """Bytes held by the tree's arrays."""
-        arrays = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
-        return sum(a.nbytes for a in arrays)
+        return sum(a.nbytes for a in self._arrays())
+
+    def _arrays(self) -> Tuple[np.ndarray, ...]:
+        """The arrays of one entry per node (one entry in all for an option that is off)."""
+        return self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w, self._implicit
 
     def reserve(self, nodes: int) -> None:
         """Make room for ``nodes`` more nodes, keeping the tree.
@@ -282,10 +303,9 @@ class SearchTree:
         if needed <= self.capacity:
             return
         check_tree_size(needed, self.config, self.share)
-        old = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
+        old = self._arrays()
         self._allocate(min(max(needed, 2 * self.capacity), self.node_limit))
-        new = (self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w)
-        for a, b in zip(old, new):
+        for a, b in zip(old, self._arrays()):
             if a.shape[0] > 1:
                 b[: self.used] = a[: self.used]
 
@@ -334,6 +354,7 @@ class SearchTree:
             self._links, self._flags, self._value, self._gain, self._amaf_n, self._amaf_w, self.history,
             np.array([self.used], dtype=np.int64) if used is None else used,
             np.zeros(1, dtype=np.int64) if control is None else control,
+            self._implicit,
         )
 
     def options(self, shared: bool = False) -> Options:

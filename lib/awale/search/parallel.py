@@ -22,7 +22,7 @@ Python's lock, so that K Python threads run K kernels at once:
   new leaf, and each backs its result up before the next descent begins.
 
 Consistency of the shared tree (tree and leaf).  The statistics are updated
-with atomic instructions (:mod:`awale._atomic`): visit counts, sums
+with atomic instructions (:mod:`awale.core._atomic`): visit counts, sums
 of rewards, AMAF counts and the history table never lose an update, so the
 tree's counts add up exactly after a search (the tests check it), unlike
 the lock-free scheme of Enzenberger & Müller (2009), which accepts rare lost
@@ -55,12 +55,12 @@ from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-from .._guard import available_cores
-from .._jit import jit
-from ..endgame import EndgameDatabase
-from ..game import Game
-from ..engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
-from .._atomic import atomic_add, atomic_load, relax
+from ..core._guard import available_cores
+from ..core._jit import jit
+from ..knowledge.endgame import EndgameDatabase
+from ..core.game import Game
+from ..core.engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
+from ..core._atomic import atomic_add, atomic_load, relax
 from .loop import (
     ACTION, LOST, RESULT_NAMES, RESULTS, SOLVER, WON, Work, backup, descend, iterate, new_work, proven_reward,
     root_open, simulate,

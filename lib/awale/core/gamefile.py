@@ -2,9 +2,9 @@
 
 A game file is a JSON object with five keys: ``format`` (``"awale-game/1"``),
 ``south`` and ``north`` (agent specs, or ``"human"``), ``rules`` (the fields of
-the :class:`awale.Rules`, as :func:`awale.rules.rules_to_text` writes them) and
+the :class:`awale.Rules`, as :func:`awale.core.rules.rules_to_text` writes them) and
 ``moves`` (one digit per action, as the experiment store also keeps them:
-:func:`awale.record.encode_moves`).  The terminal game
+:func:`awale.core.record.encode_moves`).  The terminal game
 (``python -m awale play --save FILE``), the Jupyter board and the page "Play in
 the browser" write the same files, byte for byte; ``python -m awale replay
 FILE`` shows one.

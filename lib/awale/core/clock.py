@@ -3,7 +3,7 @@
 Each side of a game under a clock has its own time: the wall time of each of
 its moves is taken from it, and the increment added after the move (Fischer's
 clock, cutechess's and fastchess's ``tc=60+0.5``).  A side whose time runs out
-during a move loses the game on time (see :func:`awale.match.play`).
+during a move loses the game on time (see :func:`awale.play.match.play`).
 
 >>> clock = Clock.parse("60+0.5")
 >>> clock.base, clock.increment, str(clock)

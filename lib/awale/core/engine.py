@@ -1,11 +1,11 @@
 """The engine's public interface: what the searches, the evaluation and the endgame database use of the rules.
 
-The rules (:mod:`awale.rules`) are kernels on small ``int64`` arrays; this module names the ones a search is
+The rules (:mod:`awale.core.rules`) are kernels on small ``int64`` arrays; this module names the ones a search is
 built from, and :func:`game_arrays`, the arrays behind a :class:`awale.Game` (a :class:`GameArrays`).  Everything here works on those
-arrays, compiled by numba when it is there (:mod:`awale._jit`), and may be called from compiled code.
+arrays, compiled by numba when it is there (:mod:`awale.core._jit`), and may be called from compiled code.
 
 * A *state* is ``2n + 5`` integers: the pits, both captures, the player to move, the plies and the outcome
-  (``ONGOING``, ``SOUTH``, ``NORTH`` or ``DRAW``); see :mod:`awale.rules`.
+  (``ONGOING``, ``SOUTH``, ``NORTH`` or ``DRAW``); see :mod:`awale.core.rules`.
 * A *history* (``keys``, ``boards``, ``length``) holds the positions since the last capture, for the repetition
   rule; :func:`copy_history` copies one and :func:`grown` doubles its room.
 * ``params`` is :attr:`Rules.params`; its entries are indexed by the ``R_*`` constants.

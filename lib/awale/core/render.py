@@ -7,7 +7,7 @@ so this module depends on nothing else in the package and the thesis's own
 
 :func:`text_board` and :func:`svg_board` draw a position (``str(game)`` and
 ``game.svg()``); :func:`board_text` draws the board of the terminal game
-(:mod:`awale.play`), in box characters and colours, with the last ply marked.
+(:mod:`awale.play.terminal`), in box characters and colours, with the last ply marked.
 
 Seen from South's seat, South's row runs left to right at the bottom and
 North's row right to left at the top: seeds travel anticlockwise.  Pits are
@@ -36,7 +36,7 @@ class BoardLike(Protocol):
 
 
 class PlyLike(Protocol):
-    """What :func:`board_text` reads from the ply that led to a position (an :class:`awale.record.Ply`)."""
+    """What :func:`board_text` reads from the ply that led to a position (an :class:`awale.core.record.Ply`)."""
 
     pit: int
     captured_pits: Tuple[int, ...]

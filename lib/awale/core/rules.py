@@ -1,7 +1,7 @@
 """The rules of Awale (Oware): a :class:`Rules` value and the kernels that apply it.
 
 Everything that decides what a move does lives here, once, as loops over small
-``int64`` arrays; :mod:`awale._jit` compiles them with numba when it can.
+``int64`` arrays; :mod:`awale.core._jit` compiles them with numba when it can.
 
 Board layout (OpenSpiel's ``oware``): with ``n`` pits per side, ``pits[0:n]``
 are South's pits from South's left to right, ``pits[n:2n]`` North's from

@@ -1,7 +1,7 @@
 """A game between a human and an agent, one move at a time: :class:`Session`.
 
-The terminal game (:mod:`awale.play`) and the Jupyter board
-(:mod:`awale.widget`) both play through a session; this module holds what
+The terminal game (:mod:`awale.play.terminal`) and the Jupyter board
+(:mod:`awale.play.widget`) both play through a session; this module holds what
 they share and no input or output of its own: the session, the reading of a
 typed move (:func:`parse_move`) and an agent's rating of its move in words
 (:func:`estimate`).
@@ -21,13 +21,13 @@ from __future__ import annotations
 import os
 from typing import List, Optional, Tuple, Union
 
-from . import DEFAULT_AGENT
-from .agents import Agent, parse
-from .game import Game, IllegalActionError
-from .gamefile import HUMAN, save_game
-from .record import Ply, describe
-from .render import pit_label
-from .rules import Rules, as_rules
+from .. import DEFAULT_AGENT
+from ..agents import Agent, parse
+from ..core.game import Game, IllegalActionError
+from ..core.gamefile import HUMAN, save_game
+from ..core.record import Ply, describe
+from ..core.render import pit_label
+from ..core.rules import Rules, as_rules
 
 __all__ = ["DEFAULT_AGENT", "Session", "estimate", "parse_move"]
 
@@ -175,5 +175,5 @@ class Session:
         return True
 
     def save(self, path: Union[str, os.PathLike]) -> None:
-        """Write the game so far to a game file (see :func:`awale.gamefile.save_game`)."""
+        """Write the game so far to a game file (see :func:`awale.core.gamefile.save_game`)."""
         save_game(path, *self.players, self.rules, [ply.action for ply in self.plies])

@@ -1,4 +1,4 @@
-"""Opening books: the move to play in positions of the opening, computed offline by a search.
+"""Building opening books: the move to play in positions of the opening, computed offline by a search.
 
 Two ways of choosing the positions are offered.
 
@@ -62,24 +62,14 @@ continues from the file when called again with the same :class:`Growth` (the
 file's search, weight, batch and rules must match, or it is refused).  Its
 book can be grown further by asking for more positions.
 
-Files.  A book is JSON: a header (format version, rules, the spec of the
-search, plies, positions, how it was built, SHA-256 of the moves) and the
-moves, one per position key; :meth:`Book.save` compresses it with gzip when
-the name ends in ``.gz`` (sorted keys compress well: a grown book of 3,000
-positions took 15 KB, five bytes a position).  Format 2
-added the header's ``method``; :func:`load` reads formats 1 and 2,
-compressed or not.  A key is the board, the captures and the player to move;
-the history of the repetition rule does not take part (no position repeats
-in the first plies of a game without captures making it different).  A
-grown book's state file is gzip-compressed JSON too, with its own header and
-checksum (:data:`STATE_FORMAT`).
+The books are written and read by :mod:`awale.knowledge.book`.  A grown book's state file is
+gzip-compressed JSON too, with its own header and checksum (:data:`STATE_FORMAT`).
 """
 
 from __future__ import annotations
 
 import collections
 import dataclasses
-import gzip
 import hashlib
 import json
 import math
@@ -87,31 +77,21 @@ import os
 import signal
 import threading
 import time
-import zlib
 from typing import (TYPE_CHECKING, Any, Callable, Deque, Dict, Iterator, List, Mapping, NamedTuple, Optional, Sequence,
                     Set, Tuple)
 
+from ..knowledge.book import Book, position_key, read_json, write_json
+
 if TYPE_CHECKING:  # imported where used: the command line's --help reads this module's defaults without numba
-    from .game import Game
-    from .rules import Rules
+    from ..core.rules import Rules
 
 __all__ = [
-    "Book", "build", "load", "position_key", "FORMAT", "READABLE_FORMATS", "MAX_PLIES", "FULL_WIDTH",
-    "Growth", "grow", "GrowthProgress", "GrowthInterrupted", "BookTree", "Child", "STATE_FORMAT",
-    "DEFAULT_SEARCH", "DEFAULT_WEIGHT", "DEFAULT_BATCH", "MAX_BATCH", "MAX_POSITIONS", "SAVE_SECONDS",
+    "build", "MAX_PLIES", "Growth", "grow", "GrowthProgress", "GrowthInterrupted", "BookTree", "Child",
+    "STATE_FORMAT", "DEFAULT_SEARCH", "DEFAULT_WEIGHT", "DEFAULT_BATCH", "MAX_BATCH", "MAX_POSITIONS", "SAVE_SECONDS",
 ]
-
-#: The file format's version: 2 added the header's ``method`` (and gzip compression when the name ends in .gz).
-FORMAT = 2
-
-#: The versions :func:`load` reads.
-READABLE_FORMATS = (1, 2)
 
 #: The deepest book :func:`build` accepts: 6 ** 10 positions would take weeks of search.
 MAX_PLIES = 20
-
-#: The ``method`` of a book built by :func:`build` (and of every book of format 1).
-FULL_WIDTH = "full width"
 
 #: The version of the state file of a growing book (:func:`grow`).
 STATE_FORMAT = 1
@@ -135,96 +115,6 @@ MAX_POSITIONS = 10_000_000
 #: Seconds between two saves of a growing book's state, unless told otherwise.
 SAVE_SECONDS = 300.0
 
-_GZIP_MAGIC = b"\x1f\x8b"
-
-
-def position_key(game: Game) -> str:
-    """The book's key of a position: pits, captures and the player to move, as text."""
-    return f"{','.join(map(str, game.pits))}|{game.captures[0]},{game.captures[1]}|{game.current_player}"
-
-
-def _digest(moves: Mapping[str, int]) -> str:
-    text = json.dumps(sorted(moves.items()), separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _write_json(path: "str | os.PathLike", data: Any, compress: bool) -> None:
-    """Write ``data`` as JSON, gzip-compressed (reproducibly: no name or time in the gzip header) or not,
-    atomically: a partial file never replaces a good one."""
-    temporary = f"{os.fspath(path)}.partial"
-    text = json.dumps(data, indent=None if compress else 0, separators=(",", ":") if compress else None) + "\n"
-    with open(temporary, "wb") as raw:
-        if compress:
-            with gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0) as packed:
-                packed.write(text.encode())
-        else:
-            raw.write(text.encode())
-    os.replace(temporary, path)
-
-
-def _read_json(path: "str | os.PathLike", what: str) -> Any:
-    """The JSON in ``path``, gzip-compressed or not.
-
-    Raises:
-        ValueError: the file is not (compressed) JSON; the message says it is not ``what``.
-        OSError: it cannot be read.
-    """
-    with open(path, "rb") as f:
-        data = f.read()
-    if data[:2] == _GZIP_MAGIC:
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as error:
-            raise ValueError(f"{path} is not {what} (damaged gzip data: {error})") from None
-    try:
-        return json.loads(data)
-    except ValueError as error:
-        raise ValueError(f"{path} is not {what} (not JSON: {error})") from None
-
-
-@dataclasses.dataclass(frozen=True)
-class Book:
-    """Moves for positions of the opening.
-
-    Attributes:
-        rules: the rules the book was built for.
-        agent: the spec of the search that chose the moves.
-        plies: how deep the book goes (positions after at most ``plies - 1`` plies have a move).
-        moves: the action to play, by :func:`position_key`.
-        method: how the positions were chosen: :data:`FULL_WIDTH` (:func:`build`) or
-            ``"drop-out expansion (weight=W, batch=B)"`` (:func:`grow`).
-    """
-
-    rules: Rules
-    agent: str
-    plies: int
-    moves: Mapping[str, int]
-    method: str = FULL_WIDTH
-
-    def __len__(self) -> int:
-        return len(self.moves)
-
-    def action(self, game: Game) -> Optional[int]:
-        """The book's move in ``game``, or None if the book does not cover it (or the game is over)."""
-        if game.game_finished or game.rules != self.rules:
-            return None
-        action = self.moves.get(position_key(game))
-        return action if action in game.legal_actions else None
-
-    def save(self, path: "str | os.PathLike") -> None:
-        """Write the book (format :data:`FORMAT`), gzip-compressed if the name ends in ``.gz``, atomically."""
-        header = {
-            "format": FORMAT,
-            "rules": dataclasses.asdict(self.rules),
-            "agent": self.agent,
-            "plies": self.plies,
-            "positions": len(self.moves),
-            "method": self.method,
-            "sha256": _digest(self.moves),
-        }
-        _write_json(path, {"header": header, "moves": dict(sorted(self.moves.items()))},
-                    os.fspath(path).endswith(".gz"))
-
 
 def build(
     agent: str,
@@ -247,9 +137,9 @@ def build(
     Raises:
         ValueError: a bad spec or depth.
     """
-    from .agents import canonical_spec, parse
-    from .game import Game
-    from .rules import as_rules
+    from ..agents import canonical_spec, parse
+    from ..core.game import Game
+    from ..core.rules import as_rules
 
     spec = canonical_spec(agent)  # a bad spec fails here, before any search
     if isinstance(plies, bool) or not isinstance(plies, int) or not 1 <= plies <= MAX_PLIES:
@@ -277,39 +167,6 @@ def build(
             frontier = list({position_key(game): game for game in following}.values())
     return Book(rules, spec, plies, moves)
 
-
-def load(path: "str | os.PathLike") -> Book:
-    """Read a book written by :meth:`Book.save` (format 1 or 2, compressed or not), checking its header and checksum.
-
-    Raises:
-        ValueError: the file is not a book of a format this library reads, or its moves do not match its checksum.
-        OSError: it cannot be read.
-    """
-    from .rules import Rules
-
-    data = _read_json(path, "an opening book")
-    try:
-        header, moves = data["header"], data["moves"]
-        version = header["format"]
-    except (KeyError, TypeError) as error:
-        raise ValueError(f"{path} is not an opening book (bad header: {error})") from None
-    if version not in READABLE_FORMATS:
-        raise ValueError(f"{path} is an opening book of format {version}; this library reads formats "
-                         f"{', '.join(map(str, READABLE_FORMATS))}")
-    try:
-        rules = Rules(**header["rules"])
-        agent, plies = str(header["agent"]), int(header["plies"])
-        method = str(header["method"]) if version != 1 else FULL_WIDTH
-        checksum = header["sha256"]
-    except (KeyError, TypeError, ValueError) as error:
-        raise ValueError(f"{path} is not an opening book (bad header: {error})") from None
-    if not isinstance(moves, dict) or not all(isinstance(a, int) for a in moves.values()):
-        raise ValueError(f"{path} is not an opening book (its moves are not a table of actions)")
-    if _digest(moves) != checksum:
-        raise ValueError(f"{path}: the moves do not match the header's sha256 (the file was changed or damaged)")
-    return Book(rules, agent, plies, moves, method)
-
-
 # --------------------------------------------------------------------------- growing a book
 
 
@@ -329,8 +186,8 @@ def _search_of(spec: str) -> Tuple[str, _Search]:
     Raises:
         ValueError: another agent, a time or node budget, time management, an endgame database or a seed.
     """
-    from .agents import parse
-    from .agents.minimax import Minimax
+    from ..agents import parse
+    from ..agents.minimax import Minimax
 
     agent = parse(spec)
     example = f"give a minimax spec with a depth, such as {DEFAULT_SEARCH!r}"
@@ -368,7 +225,7 @@ class Growth:
     rules: "Rules" = None  # type: ignore[assignment]  # set to Rules() by __post_init__
 
     def __post_init__(self) -> None:
-        from .rules import as_rules
+        from ..core.rules import as_rules
 
         object.__setattr__(self, "rules", as_rules(self.rules))
         object.__setattr__(self, "search", _search_of(self.search)[0])
@@ -384,7 +241,7 @@ class Growth:
         """How the book's positions are chosen, as its header says: ``drop-out expansion (weight=W, batch=B)``."""
         return f"drop-out expansion (weight={self.weight:g}, batch={self.batch})"
 
-    def _header(self) -> Dict[str, Any]:
+    def header(self) -> Dict[str, Any]:
         return {"search": self.search, "weight": self.weight, "batch": self.batch,
                 "rules": dataclasses.asdict(self.rules)}
 
@@ -658,9 +515,9 @@ class BookTree:
         Leaves taken by :meth:`select` and not expanded are saved as open leaves.
         """
         body = self._body()
-        header = {"format": STATE_FORMAT, "kind": "awale grown book", "growth": growth._header(),
+        header = {"format": STATE_FORMAT, "kind": "awale grown book", "growth": growth.header(),
                   "nodes": len(self), "expanded": self.expanded, "sha256": _body_digest(body)}
-        _write_json(path, {"header": header, **body}, True)
+        write_json(path, {"header": header, **body}, True)
 
     @classmethod
     def load(cls, path: "str | os.PathLike", growth: Growth) -> "BookTree":
@@ -671,7 +528,7 @@ class BookTree:
             OSError: it cannot be read.
         """
         what = "the state of a grown book"
-        data = _read_json(path, what)
+        data = read_json(path, what)
         try:
             header = data["header"]
             if header["kind"] != "awale grown book":
@@ -686,7 +543,7 @@ class BookTree:
                              f"{STATE_FORMAT}")
         if _body_digest(body) != checksum:
             raise ValueError(f"{path}: the graph does not match the header's sha256 (the file was changed or damaged)")
-        wanted = growth._header()
+        wanted = growth.header()
         if found != wanted:
             differ = ", ".join(f"{name}={found.get(name)!r} there, {value!r} here" for name, value in wanted.items()
                                if found.get(name) != value) if isinstance(found, dict) else "an unreadable growth"
@@ -747,8 +604,8 @@ class _Expander:
     """Expands leaves: searches a position and values each of its moves (one per process)."""
 
     def __init__(self, rules: Rules, search: str) -> None:
-        from .evaluation import WEIGHTS, load_evaluation
-        from .search.alphabeta import AlphaBeta
+        from ..knowledge.evaluation import WEIGHTS, load_evaluation
+        from ..search.alphabeta import AlphaBeta
 
         self.rules = rules
         self.settings = _search_of(search)[1]
@@ -757,7 +614,7 @@ class _Expander:
                                   pvs=self.settings.pvs, reductions=self.settings.reductions)
 
     def __call__(self, line: Sequence[int]) -> List[Child]:
-        from .game import Game
+        from ..core.game import Game
 
         game = Game(rules=self.rules)
         for action in line:
@@ -870,14 +727,14 @@ def grow(
         GrowthInterrupted: Ctrl-C or SIGTERM; the graph was saved (without the unfinished batch) to ``state``.
     """
     if not isinstance(growth, Growth):
-        raise ValueError(f"grow needs an awale.book.Growth, got {growth!r}")
+        raise ValueError(f"grow needs an awale.offline.book_builder.Growth, got {growth!r}")
     if isinstance(positions, bool) or not isinstance(positions, int) or not 1 <= positions <= MAX_POSITIONS:
         raise ValueError(f"a grown book's positions must be an integer from 1 to {MAX_POSITIONS:,}, got {positions!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be a positive integer, got {workers!r}")
     if isinstance(save_seconds, bool) or not isinstance(save_seconds, (int, float)) or not save_seconds >= 0:
         raise ValueError(f"save_seconds must be a number of seconds, at least 0, got {save_seconds!r}")
-    from .game import Game
+    from ..core.game import Game
 
     path = None if state is None else os.fspath(state)
     if path is not None and os.path.exists(path):

@@ -6,7 +6,7 @@ that can be played are the buttons that can be clicked.  A click plays the
 pit, then the agent replies.  The pit sown last is drawn in yellow and the
 pits it captured in red; the buttons below the board ask for a hint, take a
 move back or start a new game.  The game itself is an
-:class:`awale.session.Session`, as in the terminal game.
+:class:`awale.play.session.Session`, as in the terminal game.
 
 >>> board = PlayBoard("greedy")
 >>> board.click("C")
@@ -20,12 +20,12 @@ from typing import List, Optional, Union
 
 import ipywidgets as widgets
 
-from .agents import Agent
-from .game import PLAYERS
+from ..agents import Agent
+from ..core.game import PLAYERS
 from .session import DEFAULT_AGENT, Session, parse_move
-from .record import margin_text
-from .render import SVG, pit_label
-from .rules import Rules
+from ..core.record import margin_text
+from ..core.render import SVG, pit_label
+from ..core.rules import Rules
 
 __all__ = ["PlayBoard"]
 
@@ -34,7 +34,7 @@ _STORE = widgets.Layout(width="4.5em", height="7.5em")
 
 
 class PlayBoard(widgets.VBox):
-    """A game against ``agent`` on a board of buttons (see :class:`awale.session.Session` for the arguments).
+    """A game against ``agent`` on a board of buttons (see :class:`awale.play.session.Session` for the arguments).
 
     Display it as the last expression of a cell.  :meth:`click` plays a pit
     as a click on it does, and :meth:`picture` draws the position as SVG

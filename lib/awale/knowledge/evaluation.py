@@ -64,10 +64,10 @@ from typing import Dict, Mapping, Optional, Sequence
 
 import numpy as np
 
-from ._jit import jit
-from .game import Game
-from .engine import ONGOING, capture, game_arrays, legal_actions, sow
-from .rules import Rules
+from ..core._jit import jit
+from ..core.game import Game
+from ..core.engine import ONGOING, capture, game_arrays, legal_actions, sow
+from ..core.rules import Rules
 
 __all__ = [
     "FEATURES", "N_FEATURES", "TIMING_FEATURES", "ALL_FEATURES", "KROO_WINDOW", "Evaluation", "checked_weights",
@@ -245,7 +245,7 @@ def features(states: np.ndarray, rules: Optional[Rules] = None, timing: bool = F
     """The :data:`FEATURES` of many positions at once, with ``timing`` the :data:`TIMING_FEATURES` after them.
 
     Args:
-        states: state arrays (see :mod:`awale.rules`), one a row, shape ``(k, 2n + 5)``.
+        states: state arrays (see :mod:`awale.core.rules`), one a row, shape ``(k, 2n + 5)``.
         rules: the rules they are played under (default: Abapa).
         timing: also the kroos' timing (the columns of :data:`ALL_FEATURES`).
 

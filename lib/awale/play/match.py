@@ -14,12 +14,12 @@ from typing import Optional, Set, Tuple, Union
 
 import numpy as np
 
-from .agents import Agent, canonical_spec, parse
-from .agents.clocked import with_clock
-from .agents.opening import split_opening
-from .clock import Clock
-from .game import PLAYERS, Game, IllegalActionError
-from .rules import Rules, as_rules
+from ..agents import Agent, canonical_spec, parse
+from ..agents.clocked import with_clock
+from ..agents.opening import split_opening
+from ..core.clock import Clock
+from ..core.game import PLAYERS, Game, IllegalActionError
+from ..core.rules import Rules, as_rules
 
 __all__ = ["MatchRecord", "play", "fresh_agents", "warm_up", "Clock"]
 
@@ -86,7 +86,7 @@ def play(
         seed: the match seed, an integer at least 0.
         max_plies: if given, replaces the rules' ``max_plies`` (the game is
             then a draw after that many plies unless it ended before).
-        clock: if given (a :class:`~awale.clock.Clock` or its text, such as
+        clock: if given (a :class:`~awale.core.clock.Clock` or its text, such as
             ``"60+0.5"``), both sides play under it: each is given as
             ``clocked(agent=..., tc=...)`` (:mod:`awale.agents.clocked`), and
             the record's specs say so.  An agent may also bring its own

@@ -2,11 +2,11 @@
 
 :func:`replay` plays a list of actions through the rules and describes every
 ply: the pit sown, the pits captured, a grand slam that captured nothing
-(Abapa), and how the game ended.  The terminal game (:mod:`awale.play`), the
-Jupyter board (:mod:`awale.widget`) and the site's game viewer draw their
+(Abapa), and how the game ended.  The terminal game (:mod:`awale.play.terminal`), the
+Jupyter board (:mod:`awale.play.widget`) and the site's game viewer draw their
 boards from these descriptions.  :func:`encode_moves` and :func:`decode_moves`
 write a game's actions as text, one digit each, as the experiment store and
-game files (:mod:`awale.gamefile`) keep them.
+game files (:mod:`awale.core.gamefile`) keep them.
 
 >>> plies = replay([2, 3, 1])
 >>> plies[0].label, plies[-1].game.pits
@@ -99,7 +99,7 @@ def ending(game: Game, action: int) -> str:
     player to move, occurred before since the last capture), ``"no legal
     move"`` (the player to move cannot play, or cannot feed an empty
     opponent) and ``"ply limit"`` (the rules' ``max_plies``).  The order of
-    the tests is that of :func:`awale.rules.advance`.
+    the tests is that of :func:`awale.core.rules.advance`.
     """
     after, captured, finished = game.step(action)
     if not finished:

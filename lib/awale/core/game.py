@@ -3,11 +3,11 @@
 A :class:`Game` is a position together with what the rules need to know of
 the past (the positions seen since the last capture, for the repetition rule).
 Playing a move never changes a game; :meth:`Game.step` returns a new one.  All
-the rules are applied by the kernels of :mod:`awale.rules`.
+the rules are applied by the kernels of :mod:`awale.core.rules`.
 
 :class:`TreeGame` and :class:`TreeStatsGame` are the final forms of the nodes
 the chapters build (Chapters 3 to 5), a step at a time: a chapter imports the
-library's class of the step before its own (``from awale.game import Game,
+library's class of the step before its own (``from awale.core.game import Game,
 TreeGame``) so that it runs on its own.  They teach; the searches of the
 library keep their trees in arrays (:mod:`awale.search`), so the two are not
 part of the top-level API (``import awale``).
@@ -315,7 +315,7 @@ class Game:
 
 
 class GameArrays(NamedTuple):
-    """The arrays behind a game, as the kernels take them (:mod:`awale.engine`).  Read them; never write to them.
+    """The arrays behind a game, as the kernels take them (:mod:`awale.core.engine`).  Read them; never write to them.
 
     Attributes:
         state: the state array (pits, captures, player, plies, outcome).

@@ -2,7 +2,7 @@
 
 ``python -m awale play [AGENT]`` runs :func:`play_terminal`; ``python -m
 awale replay FILE`` runs :func:`replay_terminal`.  The board is drawn by
-:func:`awale.render.board_text`, with Unicode box characters (ASCII where the
+:func:`awale.core.render.board_text`, with Unicode box characters (ASCII where the
 terminal cannot show them), in colour when the output is a terminal and
 ``NO_COLOR`` is not set (https://no-color.org); the pit sown last is marked
 ``•`` and the pits it captured ``×``.
@@ -11,8 +11,8 @@ A move is a pit of the player to move, as its letter (``A``..``F`` for South,
 ``a``..``f`` for North, either case) or its number from the mover's left
 (``1``..``6``).  The other inputs are ``hint``, ``undo``, ``help`` and ``quit``.
 
-The game itself is a :class:`awale.session.Session`, as on the Jupyter board;
-``--save`` writes it to a game file (:mod:`awale.gamefile`), which ``replay``
+The game itself is a :class:`awale.play.session.Session`, as on the Jupyter board;
+``--save`` writes it to a game file (:mod:`awale.core.gamefile`), which ``replay``
 reads.  This module holds the terminal's side alone: the streams, the words
 and the loop.
 """
@@ -23,13 +23,13 @@ import os
 import sys
 from typing import IO, Optional, Union
 
-from . import DEFAULT_AGENT
-from .agents import Agent
-from .game import PLAYERS, Game
-from .gamefile import load_game
-from .record import Ply, margin_text, replay
-from .render import board_text, boxes_fit, pit_label
-from .rules import Rules, rules_to_text
+from .. import DEFAULT_AGENT
+from ..agents import Agent
+from ..core.game import PLAYERS, Game
+from ..core.gamefile import load_game
+from ..core.record import Ply, margin_text, replay
+from ..core.render import board_text, boxes_fit, pit_label
+from ..core.rules import Rules, rules_to_text
 from .session import Session, parse_move
 
 __all__ = ["default_opponent", "play_terminal", "replay_terminal", "use_colour"]
@@ -41,11 +41,11 @@ DEFAULT_ENDGAMES = (25, 15)
 def default_opponent(rules: Optional[Rules] = None) -> Agent:
     """The opponent of ``python -m awale play`` when none is named: :data:`awale.DEFAULT_AGENT` playing from the
     deepest endgame database of :data:`DEFAULT_ENDGAMES` already built whole for ``rules`` in this machine's
-    cache (:func:`awale.agents.endgame.whole_built_database`), else without one: building a database (16
+    cache (:func:`awale.knowledge.endgame_cache.whole_built_database`), else without one: building a database (16
     minutes and 1.85 GB for 25 seeds) is left to the user, whom the command tells how."""
-    from .agents import parse
-    from .agents.endgame import whole_built_database
-    from .rules import as_rules
+    from ..agents import parse
+    from ..knowledge.endgame_cache import whole_built_database
+    from ..core.rules import as_rules
 
     agent = parse(DEFAULT_AGENT)
     for seeds in DEFAULT_ENDGAMES:
@@ -124,11 +124,11 @@ def play_terminal(
     stdout: Optional[IO[str]] = None,
     colour: str = "auto",
 ) -> int:
-    """Play a game in a terminal against an agent (see :class:`awale.session.Session` for ``agent``, ``side``,
+    """Play a game in a terminal against an agent (see :class:`awale.play.session.Session` for ``agent``, ``side``,
     ``rules`` and ``seed``).
 
     Args:
-        save: write the game there when it ends or the player quits (see :func:`awale.gamefile.save_game`).
+        save: write the game there when it ends or the player quits (see :func:`awale.core.gamefile.save_game`).
         stdin, stdout: the streams (the process's by default).
         colour: ``"auto"``, ``"always"`` or ``"never"`` (see :func:`use_colour`).
 
@@ -209,7 +209,7 @@ def _finish(session: Session, term: _Terminal, save: Optional[Union[str, os.Path
 
 
 def replay_terminal(path: Union[str, os.PathLike], stdout: Optional[IO[str]] = None, colour: str = "auto") -> int:
-    """Print a saved game ply by ply (see :func:`awale.gamefile.load_game`); returns 0."""
+    """Print a saved game ply by ply (see :func:`awale.core.gamefile.load_game`); returns 0."""
     term = _Terminal(sys.stdout if stdout is None else stdout, colour)
     record = load_game(path)
     term.say(f"South: {record.south}\nNorth: {record.north}\nrules: {rules_to_text(record.rules)}")

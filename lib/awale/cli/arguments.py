@@ -1,0 +1,186 @@
+"""What the commands share: the parser, the one-line failure, the argument types and the common options."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Callable, List, NoReturn, Optional, Sequence, Union
+
+from ..core._guard import available_cores
+
+__all__ = ["PROG", "Parser", "Failure", "integer", "number", "clock_value", "CLOCK_HELP", "clocked", "agent_spec",
+           "replayed", "milliseconds", "nonempty_name", "rules_value", "default_store", "add_store", "add_cluster",
+           "info", "format_table", "DEFAULT_STORE", "DEFAULT_LEDGER"]
+
+PROG = "python -m awale"
+
+#: The store used when ``--store`` is not given: ``$AWALE_STORE``, else this path.
+DEFAULT_STORE = "data/experiments.sqlite"
+
+
+
+#: The ledger of ideas that ``sprt --ledger`` writes and ``ledger`` reads, unless told otherwise.
+DEFAULT_LEDGER = "data/strength/ledger.csv"
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line on stderr."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+class Failure(Exception):
+    """An error to report in one line, with an exit status."""
+
+    def __init__(self, message: str, status: int = 2) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def integer(minimum: int, what: str, maximum: Optional[int] = None, why: str = "") -> Callable[[str], int]:
+    def convert(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be an integer, got {text!r}") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{what} must be at least {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            raise argparse.ArgumentTypeError(f"{what} must be at most {maximum}{why}, got {value}")
+        return value
+
+    return convert
+
+
+def clock_value(text: str) -> Any:
+    from ..core.clock import Clock
+
+    try:
+        return Clock.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+CLOCK_HELP = ("play under a clock, BASE+INC in seconds as engine testers give it: '60+0.5' is 60 s a side for the "
+               "game plus 0.5 s after each move; a side out of time loses (default: no clock)")
+
+
+def clocked(specs: Sequence[str], clock: Any) -> List[str]:
+    """The specs under ``clock`` (``clocked(agent=..., tc=...)``), or as they are without one."""
+    if clock is None:
+        return list(specs)
+    from ..agents.clocked import with_clock
+
+    return [with_clock(spec, clock).spec for spec in specs]
+
+
+def agent_spec(text: str) -> str:
+    from ..agents import canonical_spec  # the agents alone: no experiment, no pandas
+
+    try:
+        return canonical_spec(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def number(what: str, low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[str], float]:
+    def convert(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{what} must be a number, got {text!r}") from None
+        if not (low < value if open_low else low <= value) or not (value < high if open_high else value <= high):
+            raise argparse.ArgumentTypeError(
+                f"{what} must be {'above' if open_low else 'at least'} {low:g} and "
+                f"{'below' if open_high else 'at most'} {high:g}, got {text}"
+            )
+        return value
+
+    return convert
+
+
+def replayed(text: str) -> Union[int, str]:
+    """``calibrate --replay``: a number of games per pairing, or ``all``."""
+    if text.strip().lower() == "all":
+        return "all"
+    try:
+        return integer(1, "--replay")(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"--replay must be a number of games (at least 1) or 'all', got {text!r}") from None
+
+
+#: A time per move in milliseconds (``calibrate --targets``).
+milliseconds = number("a time per move in ms", 0.1, 60_000)
+
+
+def nonempty_name(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the experiment name cannot be empty")
+    return text
+
+
+def rules_value(text: str) -> Any:
+    from ..core.rules import rules_from_text
+
+    try:
+        return rules_from_text(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def default_store() -> str:
+    return os.environ.get("AWALE_STORE") or DEFAULT_STORE
+
+
+def add_store(parser: argparse.ArgumentParser, required: bool = False) -> None:
+    if required:
+        parser.add_argument("--store", required=True, metavar="PATH", help="the SQLite store of the games")
+    else:
+        parser.add_argument(
+            "--store",
+            default=None,
+            metavar="PATH",
+            help=f"the SQLite store of the games (default: $AWALE_STORE, else {DEFAULT_STORE})",
+        )
+
+
+def add_cluster(parser: argparse.ArgumentParser) -> None:
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--workers",
+        type=integer(0, "--workers", available_cores(), ", the cores this process may use (for more, use --scheduler)"),
+        metavar="K",
+        help=f"local worker processes (default: one per core, here {available_cores()}); "
+        "0 plays in this process without Dask",
+    )
+    where.add_argument(
+        "--scheduler", metavar="ADDR", help="use the Dask cluster of this scheduler, e.g. tcp://host:8786"
+    )
+    parser.add_argument(
+        "--batch-size",
+        type=integer(1, "--batch-size"),
+        metavar="B",
+        help="games per task (default: sized so a task lasts about a second)",
+    )
+
+
+def info(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def format_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """Rows aligned in columns: numbers to the right, text to the left."""
+    cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
+    numeric = [all(_is_number(row[i]) for row in cells[1:]) and len(cells) > 1 for i in range(len(header))]
+
+    def line(row: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(row, widths, numeric)).rstrip()
+
+    return "\n".join(line(row) for row in cells)
+
+
+def _is_number(text: str) -> bool:
+    return text.replace(".", "", 1).replace("/", "", 1).isdigit() or text == ""

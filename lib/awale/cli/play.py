@@ -1,0 +1,63 @@
+"""``python -m awale play`` and ``replay``: a game against an agent in the terminal, and a saved game shown."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from .. import DEFAULT_AGENT
+from .arguments import agent_spec, info, integer, rules_value
+
+__all__ = ["add"]
+
+
+def add(commands: Any) -> None:
+    """The subcommands ``play`` and ``replay`` (awale.play.terminal)."""
+    game = commands.add_parser(
+        "play",
+        help="play a game against an agent in the terminal",
+        description="Play against an agent: enter moves as pit letters or numbers; hint, undo, help and quit "
+        "are also understood. The board shows the pit sown last (•) and the pits it captured (×).",
+    )
+    game.add_argument("agent", nargs="?", type=agent_spec, default=None, metavar="SPEC",
+                      help=f"the opponent (default {DEFAULT_AGENT}, with endgame='25' or '15' when that database "
+                      "is already built on this machine: it then plays perfectly from 25 or 15 seeds on the board)")
+    game.add_argument("--side", choices=("south", "north"), default="south", help="your side; South moves first (default south)")
+    game.add_argument("--rules", type=rules_value, default=None, metavar="RULES",
+                      help="abapa (default), simplified, or key=value pairs such as 'pits_per_side=4,feed=false'")
+    game.add_argument("--seed", type=integer(0, "--seed"), default=0, metavar="S", help="the agent's seed (default 0)")
+    game.add_argument("--save", metavar="FILE", help="save the game to FILE when it ends or you quit (see: replay)")
+    _add_colour(game)
+    game.set_defaults(handler=run_play)
+    again = commands.add_parser(
+        "replay",
+        help="show a saved game ply by ply",
+        description="Print every position of a game saved by play --save.",
+    )
+    again.add_argument("file", metavar="FILE", help="a game file written by play --save")
+    _add_colour(again)
+    again.set_defaults(handler=run_replay)
+
+
+def _add_colour(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--color", choices=("auto", "always", "never"), default="auto",
+                        help="colour the board: auto (a terminal, unless NO_COLOR is set), always or never")
+
+
+def run_play(args: argparse.Namespace) -> int:
+    from ..play.terminal import default_opponent, play_terminal
+
+    agent = args.agent
+    if agent is None:
+        agent = default_opponent(args.rules)
+        if agent.endgame is None:
+            info(f"play: no endgame database is built here; play \"{agent.replace(endgame='25')}\" to build "
+                 "and use the 25-seed one (once: 16 minutes on 2 cores, 1.85 GB), or endgame='15' (10 s)")
+    return play_terminal(agent, side=("south", "north").index(args.side), rules=args.rules, seed=args.seed,
+                         save=args.save, colour=args.color)
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    from ..play.terminal import replay_terminal
+
+    return replay_terminal(args.file, colour=args.color)

@@ -1,0 +1,35 @@
+"""Random positions of the late game: seeded random play stopped at the first position with few seeds left.
+
+The benchmarks, the tests and the data scripts of the endgame database draw their positions here, so that "random
+positions with at most S seeds" means one thing.
+"""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+import numpy as np
+
+from .game import Game
+from .rules import Rules
+
+__all__ = ["sample_positions"]
+
+
+def sample_positions(seeds: int, count: int, rng: np.random.Generator, rules: Optional[Rules] = None,
+                     least: int = 1) -> List[Game]:
+    """``count`` positions, each the first of a random game (uniform legal moves drawn from ``rng``) with at most
+    ``seeds`` seeds on the board; a game that ends first, or whose position has fewer than ``least`` seeds or a
+    single legal move, is drawn again.
+
+    Raises:
+        ValueError: bad rules.
+    """
+    found: List[Game] = []
+    while len(found) < count:
+        game = Game(rules=rules)
+        while not game.game_finished and sum(game.pits) > seeds:
+            game = game.step(int(rng.choice(game.legal_actions)))[0]
+        if not game.game_finished and sum(game.pits) >= least and len(game.legal_actions) > 1:
+            found.append(game)
+    return found
