@@ -24,10 +24,10 @@ def test_a_tournament_without_store_writes_the_personal_one(tmp_path):
 
 
 def test_sprt_names_the_specs_as_given(tmp_path):
-    done = awale("sprt", "minimax(depth=2)", "minimax(depth=4)", "--elo0", "0", "--elo1", "50", "--workers", "0",
+    done = awale("sprt", "random", "greedy(eps=0.0)", "--elo0", "0", "--elo1", "50", "--workers", "0",
                  "--max-pairs", "2", "--check-every", "2", "--store", "s.sqlite", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "vs minimax (given as minimax(depth=4))" in done.stderr.splitlines()[0]
+    assert "vs greedy (given as greedy(eps=0.0))" in done.stderr.splitlines()[0]
 
 
 def test_a_ledger_file_in_a_missing_folder_is_refused_first(tmp_path):
