@@ -16,9 +16,11 @@ MATHJAX_VERSION := 3.2.2
 MATHJAX         := build/mathjax/static/.mathjax-$(MATHJAX_VERSION)
 CHROMIUM        ?= /usr/bin/chromium
 PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
-                   texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin
+                   texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin \
+                   poppler-utils
 
-.PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-site \
+.PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-pdf \
+        check-site \
         chapters clean
 
 help:
@@ -30,6 +32,7 @@ help:
 	@echo "make html       build the thesis website into _build/html (runs every notebook)"
 	@echo "make pdf        build the thesis PDF through LaTeX into _build/latex (code: short excerpts)"
 	@echo "make pdf-full   build the PDF with every code cell into _build/latex-full"
+	@echo "make check-pdf  check the PDF's typesetting (make pdf runs it): covered lines, prompts, overfull lines"
 	@echo "make check-site build the website, then check it in headless Chromium with the network off"
 	@echo "make clean      remove .venv, caches and build output"
 
@@ -38,7 +41,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@echo "Setting up $(VENV): Python packages pinned in requirements.txt ($$(grep -c '==' requirements.txt) of them:"
 	@echo "numpy, numba, OpenSpiel, Dask, pandas, matplotlib, pytest, hypothesis, Sphinx, Jupyter, Playwright"
 	@echo "and their dependencies), then the awale library itself: about 1.3 GB once installed. This happens"
-	@echo "once and takes about 2 minutes, mostly downloading; numba then compiles the engine on first use (5 s)."
+	@echo "once and takes about 3 minutes, mostly downloading; numba then compiles the engine on first use (5 s)."
 	$(PYTHON) -m venv $(VENV)
 	@start=$$(date +%s); \
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt \
@@ -84,6 +87,11 @@ pdf: chapters $(STAMP) pdf-tools
 	$(SPHINXBUILD) -b latex -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/latex
 	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS="-silent -halt-on-error"
 	@echo "The PDF: $(BUILDDIR)/latex/awale-mcts.pdf"
+	$(MAKE) check-pdf
+
+# The PDF's typesetting: no output over the text before it, no Jupyter prompt, at most 10 overfull lines > 5 pt.
+check-pdf: $(STAMP)
+	$(BIN)/python tools/check_pdf.py $(BUILDDIR)/latex/awale-mcts.pdf
 
 pdf-full: chapters $(STAMP) pdf-tools
 	$(SPHINXBUILD) -b latex -t fullcode -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . \
@@ -96,7 +104,7 @@ pdf-packages:
 
 pdf-tools:
 	@missing=""; \
-	for tool in latexmk xelatex rsvg-convert kpsewhich fc-list; do \
+	for tool in latexmk xelatex rsvg-convert kpsewhich fc-list pdftotext; do \
 	  command -v $$tool >/dev/null || missing="$$missing $$tool"; done; \
 	for file in fncychap.sty needspace.sty tabulary.sty capt-of.sty fontspec.sty; do \
 	  kpsewhich $$file >/dev/null 2>&1 || missing="$$missing $$file"; done; \

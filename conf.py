@@ -15,6 +15,7 @@ import sys
 from importlib.util import find_spec
 from pathlib import Path
 
+import nbsphinx
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.errors import ConfigError
@@ -114,6 +115,9 @@ nbsphinx_execute_arguments = [
     # builders also lets an output-figure caption them.
     "--InlineBackend.figure_formats={'svg'}",
     "--IPKernelApp.log_level=ERROR",  # not the kernel's notice that it talks to nbsphinx over local TCP
+    # pandas' tables as booktabs tables in the PDF (the website keeps their HTML): docs/_ext/latex_tables.py.
+    f"--InteractiveShellApp.exec_lines=import sys; sys.path.insert(0, {str(ROOT / 'docs' / '_ext')!r}); "
+    "import latex_tables; latex_tables.register(); del sys.path[0], latex_tables, sys",
 ]
 nbsphinx_codecell_lexer = "ipython3"
 nbsphinx_input_prompt = "[%s]:"
@@ -161,7 +165,7 @@ html_static_path = ["docs/_static", *([MATHJAX_STATIC] if (ROOT / MATHJAX_STATIC
 html_css_files = ["thesis.css"]
 html_js_files = ["code-toggle.js"]  # in <head>, so a hidden-code choice applies before the page is drawn
 html_theme_options = {
-    "article_header_end": ["code-toggle.html", "article-header-buttons.html"],  # docs/_templates
+    "article_header_end": ["play-link.html", "code-toggle.html", "article-header-buttons.html"],  # docs/_templates
     "home_page_in_toc": True,
     "navbar_persistent": [],  # the search field sits in the sidebar, not in a bar above the page
     "show_navbar_depth": 1,
@@ -341,7 +345,38 @@ def _code_excerpts_only(app, doctree, docname) -> None:
                 (block.astext() for block in cell.findall(nodes.literal_block) if "input_area" in block["classes"]), ""
             )
             if source.strip("\n") not in kept:
+                # The output that followed it stands alone now: it must not be pulled up to join the input's box,
+                # over the last line of the paragraph before it (_standalone_outputs_keep_their_place).
+                following = cell.next_node(descend=False, siblings=True, ascend=False)
+                while isinstance(following, nodes.comment):  # nbsphinx puts empty comments between cells
+                    following = following.next_node(descend=False, siblings=True, ascend=False)
+                if isinstance(following, nodes.container) and "nboutput" in following["classes"]:
+                    for area in following.findall(nbsphinx.CodeAreaNode):
+                        area[STANDALONE] = True
                 cell.parent.remove(cell)
+
+
+def _no_prompts_in_the_pdf(app, doctree, docname) -> None:
+    """The PDF shows no execution counts (``[12]:``) in the margin: they number cells that a reader of paper can't run."""
+    if app.builder.format != "latex":
+        return
+    for node in doctree.findall(lambda n: isinstance(n, (nbsphinx.CodeAreaNode, nbsphinx.FancyOutputNode))):
+        node["prompt"] = ""
+
+
+# nbsphinx pulls an output up by a line so that its box joins the box of the input above it.  An output whose input
+# the PDF leaves out (the cells not tagged "excerpt") keeps its place below the text instead.
+STANDALONE = "awale-standalone-output"
+_JOIN_INPUT = r"""
+\kern-\sphinxverbatimsmallskipamount\kern-\baselineskip
+\kern+\FrameHeightAdjust\kern-\fboxrule
+"""
+
+
+def _depart_codearea_latex(self, node) -> None:
+    nbsphinx.depart_codearea_latex(self, node)
+    if node.get(STANDALONE):
+        self.body[-1] = self.body[-1].replace(_JOIN_INPUT, "\n")
 
 
 def _bibliography_at_the_end(app, doctree, docname) -> None:
@@ -362,4 +397,12 @@ def setup(app) -> None:
     app.connect("env-get-outdated", _notebooks_follow_their_inputs)
     app.connect("doctree-resolved", _bibliography_at_the_end)
     app.connect("doctree-resolved", _code_excerpts_only)
+    app.connect("doctree-resolved", _no_prompts_in_the_pdf)
+    app.add_node(
+        nbsphinx.CodeAreaNode,
+        override=True,
+        html=(nbsphinx.do_nothing, nbsphinx.depart_codearea_html),
+        latex=(nbsphinx.visit_codearea_latex, _depart_codearea_latex),
+        text=(nbsphinx.do_nothing, nbsphinx.do_nothing),
+    )
     app.connect("build-finished", _redirect_to_title_page)

@@ -193,3 +193,19 @@ def test_the_committed_ledger_is_what_its_stored_games_say():
         assert e.b == day, f"{e.idea} was tested against {e.b}, not the champion of its day, {day}"
         if e.verdict == "H1":
             champion = e.a
+
+
+def test_the_ledger_keeps_its_mode_and_refuses_a_missing_folder(decided, tmp_path):
+    import os
+    import stat
+
+    _, book, _ = decided
+    (row,) = ledger.read(book)
+    path = tmp_path / "ledger.csv"
+    path.write_bytes(book.read_bytes() if hasattr(book, "read_bytes") else open(book, "rb").read())
+    os.chmod(path, 0o644)
+    ledger.record(path, row)
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o644
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        ledger.record(tmp_path / "missing" / "ledger.csv", row)
+    assert not (tmp_path / "missing").exists()

@@ -378,3 +378,23 @@ def test_the_verdict_is_the_same_on_a_dask_cluster(tmp_path):
     here = sprt.sequential(plan, tmp_path / "a.sqlite", workers=0)
     there = sprt.sequential(plan, tmp_path / "b.sqlite", workers=1)
     assert (there.hypothesis, there.counts, there.llr) == (here.hypothesis, here.counts, here.llr)
+
+
+@pytest.mark.parametrize("bounds, counts, expected", [
+    ((0, 50), [0, 0, 0, 0, 40], "H1 accepted (elo >= 50 rather than <= 0; A is stronger)"),
+    ((0, 50), [40, 0, 0, 0, 0], "H0 accepted (elo <= 0 rather than >= 50; no gain of 50 Elo)"),
+    ((-5, 0), [200, 100, 600, 100, 0], "H0 accepted (elo <= -5 rather than >= 0; A is weaker)"),
+    ((-5, 0), [0, 100, 600, 100, 200], "H1 accepted (elo >= 0 rather than <= -5; A is not 5 Elo weaker)"),
+])
+def test_verdicts_read_correctly_for_any_bounds(bounds, counts, expected):
+    verdict = SPRT(*bounds).verdict(counts)
+    assert expected in verdict.conclusion()
+    assert "gain of 0 Elo" not in verdict.conclusion()
+
+
+def test_the_live_line_fits_80_columns_with_the_llr():
+    verdict = SPRT(-5, 0).verdict([12345, 23456, 34567, 23456, 12345])
+    verdict = type(verdict)(verdict.test, verdict.counts, verdict.llr, verdict.hypothesis, verdict.finished,
+                            games=(123456, 23456, 123456))
+    line = verdict.short_line()
+    assert len(line) < 80 and line.startswith("LLR ") and f"{verdict.llr:.2f}" in line, line

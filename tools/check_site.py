@@ -14,8 +14,13 @@ launches that browser and downloads none).  A page fails on:
 - a search (for "seeds") that finds nothing;
 - a page that does not fit the screen: at 1280×800, a code cell, an output, an algorithm, a table, a board,
   a plot or a displayed formula wider than the content column or cut off (scrolled inside its box); at 390 px
-  wide (a phone), a page that scrolls sideways.  The message names the element, the section it is in and the
-  start of its text.
+  wide (a phone), a page that scrolls sideways, or a board whose seed counts are drawn smaller than 11 px.  The
+  message names the element, the section it is in and the start of its text;
+- a picture whose alt text is not plain words (raw LaTeX such as ``\\varepsilon``);
+- a chapter longer than 300 lines of code that does not start with its code folded (for a reader who has not
+  chosen), or one shorter that does;
+- the title page or the first chapter without a link to the page "Play against the program in the browser" on
+  its first screen (1280×800).
 
 Every page is opened twice: served by a web server on 127.0.0.1, and from disk (file://), as a reader of a
 downloaded copy opens it.
@@ -32,6 +37,7 @@ import argparse
 import functools
 import html.parser
 import http.server
+import re
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -53,6 +59,13 @@ CHROMIUM_ARGS = [
     # The network is off: no name but the loopback address resolves.
     "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
 ]
+
+
+SMALLEST_SEEDS = 11  # px: a board's seed counts on a phone's screen (390 px wide)
+LONG_CHAPTER = 300  # lines of code beyond which a chapter starts with its code folded (docs/_static/code-toggle.js)
+PLAY_PAGE = "docs/play-online.html"
+# The pages whose first screen must link the board to play on.
+LINK_TO_PLAY = ("docs/index.html", "notebooks/01-introduction.html")
 
 
 @dataclass
@@ -103,6 +116,12 @@ def _is_board(svg: Path) -> bool:
     return 'class="awale-board"' in head
 
 
+def _seed_font(svg: Path) -> float | None:
+    """The font size of a board's seed counts (class ``num``), in the SVG's units."""
+    found = re.search(r"\.num\{font:(?:bold )?([\d.]+)px", svg.read_text(encoding="utf-8", errors="replace")[:3000])
+    return float(found.group(1)) if found else None
+
+
 def check_links(site: Path, page: Path, report: PageReport) -> None:
     """Local links must reach an existing file, and an anchor of an HTML page must exist in it."""
     for href in _parse(page).links:
@@ -135,8 +154,13 @@ _DESCRIBE = """(e) => {
 }"""
 
 
-def check_fit(page: Page, report: PageReport) -> None:
-    """The page fits at 1280×800 (no block wider than the column or cut off) and at 390 px (no sideways scroll)."""
+def check_fit(page: Page, report: PageReport, board_fonts: dict[str, float] | None = None) -> None:
+    """The page fits at 1280×800 (no block wider than the column or cut off) and at 390 px (no sideways scroll).
+
+    ``board_fonts`` maps the ``src`` of each board picture to the size of its seed counts in the SVG's units: at
+    390 px they must be drawn at least SMALLEST_SEEDS px tall, as must the seed counts of inline boards.
+    """
+    board_fonts = board_fonts or {}
     page.set_viewport_size({"width": 1280, "height": 800})
     wide = page.evaluate(
         f"""() => {{
@@ -182,6 +206,29 @@ def check_fit(page: Page, report: PageReport) -> None:
             return [document.documentElement.scrollWidth - width, outer.map(describe)];
         }}"""
     )
+    small = page.evaluate(
+        f"""(fonts) => {{
+            const describe = {_DESCRIBE};
+            const problems = [];
+            for (const img of document.querySelectorAll('img')) {{
+                const font = fonts[img.getAttribute('src')];
+                const r = img.getBoundingClientRect();
+                if (!font || !img.naturalWidth || r.width === 0) continue;
+                const shown = font * r.width / img.naturalWidth;
+                if (shown < {SMALLEST_SEEDS} - 0.05) problems.push(describe(img) + ': its seed counts are ' + shown.toFixed(1) + ' px');
+            }}
+            for (const svg of document.querySelectorAll('svg.awale-board')) {{
+                const count = svg.querySelector('text[data-pit]'), box = svg.viewBox.baseVal;
+                const r = svg.getBoundingClientRect();
+                if (!count || !box || !box.width || r.width === 0) continue;
+                const shown = parseFloat(getComputedStyle(count).fontSize) * r.width / box.width;
+                if (shown < {SMALLEST_SEEDS} - 0.05) problems.push(describe(svg) + ': its seed counts are ' + shown.toFixed(1) + ' px');
+            }}
+            return problems;
+        }}""",
+        board_fonts,
+    )
+    report.problems += [f"at 390 px: {problem} (at least {SMALLEST_SEEDS} px)" for problem in small]
     if sideways:
         excess, culprits = sideways
         report.problems.append(
@@ -235,17 +282,24 @@ def check_page(page: Page, url: str, site: Path, path: Path, report: PageReport,
             await Promise.all(images.map(i => i.decode().catch(() => null)));
             return images.map(i => {
                 const box = i.getBoundingClientRect();
-                return {src: i.getAttribute('src'), natural: i.naturalWidth, width: box.width, height: box.height};
+                return {src: i.getAttribute('src'), natural: i.naturalWidth, width: box.width, height: box.height,
+                        alt: i.getAttribute('alt')};
             });
         }"""
     )
+    board_fonts: dict[str, float] = {}
     for picture in pictures:
         src = picture["src"]
         if not picture["natural"] or picture["width"] <= 0 or picture["height"] <= 0:
             report.problems.append(f"picture {src} does not render ({picture['width']:.0f}×{picture['height']:.0f})")
+        if re.search(r"\\[A-Za-z]|\$", picture["alt"] or ""):
+            report.problems.append(f"picture {src}: its alt text is not plain words: {picture['alt'][:80]!r}")
         local = (path.parent / unquote(urlsplit(src).path)).resolve()
         if local.suffix == ".svg" and local.is_file() and _is_board(local):
             report.boards += 1
+            font = _seed_font(local)
+            if font:
+                board_fonts[src] = font
         elif "_images/" in src:
             report.pictures += 1
     inline = page.evaluate(
@@ -261,11 +315,47 @@ def check_page(page: Page, url: str, site: Path, path: Path, report: PageReport,
         if src not in shown:
             report.problems.append(f"SVG picture {src} is in the page but not in the browser's document")
 
+    relative = path.relative_to(site).as_posix()
+    if relative in LINK_TO_PLAY:
+        check_link_to_play(page, relative, report)
     report.code_cells = page.evaluate("() => document.querySelectorAll('div.nbinput').length")
     if report.code_cells:
+        check_folding(page, report)
         check_code_switch(page, report)
     if fit:
-        check_fit(page, report)
+        check_fit(page, report, board_fonts)
+
+
+def check_link_to_play(page: Page, relative: str, report: PageReport) -> None:
+    """The page links the board to play on within its first screen at 1280×800."""
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.evaluate("() => window.scrollTo(0, 0)")
+    tops = page.evaluate(
+        f"""() => [...document.querySelectorAll('.bd-main a[href], article a[href]')]
+            .filter(a => !a.closest('.bd-sidebar-primary') && a.getAttribute('href').split('#')[0].endsWith('{Path(PLAY_PAGE).name}'))
+            .map(a => a.getBoundingClientRect()).filter(r => r.width > 0).map(r => r.top)"""
+    )
+    if not any(top < 800 for top in tops):
+        where = f"{min(tops):.0f} px down" if tops else "nowhere"
+        report.problems.append(f"the link to the board to play on ({PLAY_PAGE}) is {where}, not on the first screen")
+
+
+def check_folding(page: Page, report: PageReport) -> None:
+    """For a reader who has not chosen, a long chapter starts with its code folded, a short one with it shown."""
+    page.evaluate("() => { try { localStorage.removeItem('awale-thesis-code'); } catch (e) {} }")
+    page.reload(wait_until="load")
+    lines, visible = page.evaluate(
+        """() => {
+            let lines = 0;
+            document.querySelectorAll('div.nbinput pre').forEach(
+                pre => { lines += pre.textContent.replace(/\\n+$/, '').split('\\n').length; });
+            return [lines, [...document.querySelectorAll('div.nbinput')].filter(e => e.offsetParent !== null).length];
+        }"""
+    )
+    if lines > LONG_CHAPTER and visible:
+        report.problems.append(f"{lines} lines of code, yet the chapter opens with {visible} code cells unfolded")
+    elif lines <= LONG_CHAPTER and visible != report.code_cells:
+        report.problems.append(f"{lines} lines of code only, yet the chapter opens with its code folded")
 
 
 #: How long the code switch's check waits for the page to show (or hide) the cells, after a click or a reload: two

@@ -13,7 +13,11 @@ but a file fails the check, as does a console error or an uncaught exception), t
    ``awale.core.gamefile.save_game`` writes for those moves, byte for byte;
 4. pastes game files into "Watch a game file": one of other rules written by the library, stepped through to
    its end with every board compared, and malformed ones (not JSON, not a game file, an illegal move, bad
-   rules), each of which must give a message and change nothing.
+   rules), each of which must give a message and change nothing;
+5. opens the page at 390 px, a phone's width (:func:`check_thumbs`), while playing and while watching a game: every
+   target a finger taps (buttons, menus, the box of the thinking with its label, the pits to play, the folds)
+   must be at least 44 px both ways with 8 px or more between two of them, every text at least 12 px (in the
+   board, its size in the SVG's units times the board's scale), and each opponent's name must fit the menu.
 """
 
 from __future__ import annotations
@@ -225,6 +229,82 @@ class _Reader:
                                             f"({after['error']!r}) or changed the game")
 
 
+TARGET = 44  # px: the smallest target a finger taps (WCAG 2.5.5, Apple's and Google's guidelines)
+TARGET_GAP = 8  # px between two targets
+SMALLEST_TEXT = 12  # px
+
+_THUMBS = """([target, gap, smallest]) => {
+    const root = document.querySelector('.awale-play'), problems = [];
+    const folded = e => { const d = e.closest('details'); return d && !d.open && !e.closest('summary'); };
+    const visible = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && !folded(e)
+                           && getComputedStyle(e).visibility !== 'hidden' && !e.closest('[hidden]'); };
+    const name = e => (e.getAttribute('aria-label') || e.textContent || e.className.baseVal || e.className || e.tagName)
+                      .toString().replace(/\\s+/g, ' ').trim().slice(0, 40);
+    // The targets: a checkbox is tapped through its label, which holds it.
+    const targets = [...root.querySelectorAll('button, select, summary, textarea, svg .legal, label.awale-play-check')]
+        .filter(visible);
+    const boxes = targets.map(e => [e, e.getBoundingClientRect()]);
+    for (const [e, r] of boxes) {
+        if (r.width < target - 0.5 || r.height < target - 0.5)
+            problems.push(`the target "${name(e)}" is ${r.width.toFixed(0)}×${r.height.toFixed(0)} px`);
+    }
+    for (let i = 0; i < boxes.length; i++) for (let j = i + 1; j < boxes.length; j++) {
+        const [a, p] = boxes[i], [b, q] = boxes[j];
+        if (a.contains(b) || b.contains(a)) continue;
+        const apart = Math.max(q.left - p.right, p.left - q.right, q.top - p.bottom, p.top - q.bottom);
+        if (apart < gap - 0.5)
+            problems.push(`the targets "${name(a)}" and "${name(b)}" are ${apart.toFixed(0)} px apart`);
+    }
+    // Every text: HTML at its computed size; SVG at its size times the board's scale.
+    for (const e of root.querySelectorAll('*')) {
+        if (!visible(e) || ![...e.childNodes].some(n => n.nodeType === 3 && n.textContent.trim())) continue;
+        let size = parseFloat(getComputedStyle(e).fontSize);
+        const svg = e.closest('svg');
+        if (svg) size *= svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+        if (size < smallest - 0.05) problems.push(`the text "${name(e)}" is ${size.toFixed(1)} px`);
+    }
+    // Each opponent's name fits its menu (the arrow of the menu takes about 24 px).
+    const menu = root.querySelector('.awale-play-opponent'), style = getComputedStyle(menu);
+    const canvas = document.createElement('canvas').getContext('2d');
+    canvas.font = `${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+    const room = menu.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight) - 24;
+    for (const option of menu.options) {
+        const width = canvas.measureText(option.textContent).width;
+        if (width > room) problems.push(`the opponent "${option.textContent}" is cut in its menu (${width.toFixed(0)} px of text, ${room.toFixed(0)} px of room)`);
+    }
+    return problems;
+}"""
+
+
+def check_thumbs(browser, path: Path, report: Report) -> None:
+    """The page at 390 px (a phone), playing with the thinking shown, then watching a game: targets and text."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, service_workers="block",
+                                  has_touch=True, is_mobile=True, device_scale_factor=2)
+    context.route("**/*", lambda route: route.continue_() if route.request.url.startswith(
+        ("file:", "data:", "blob:", "about:")) else route.abort("internetdisconnected"))
+    page = context.new_page()
+    page.goto(path.as_uri(), wait_until="load")
+    idle = "() => document.querySelector('.awale-play').dataset.busy === '0'"
+    page.wait_for_function(idle, timeout=60_000)
+    page.select_option(".awale-play-opponent", "browser-greedy")
+    page.click(".awale-play-thinking")
+    page.click('.awale-play-controls [data-action="new"]')
+    page.wait_for_function(idle, timeout=60_000)
+    page.click(".awale-play svg .legal")
+    page.wait_for_function(idle, timeout=60_000)
+    page.evaluate("() => document.querySelectorAll('.awale-play details').forEach(d => { d.open = true; })")
+    found = [f"playing: {problem}" for problem in page.evaluate(_THUMBS, [TARGET, TARGET_GAP, SMALLEST_TEXT])]
+    if not page.query_selector_all(".awale-play svg [data-note]"):
+        found.append("playing: the thinking shows no note by the opponent's pits")
+    page.fill(".awale-play-in", page.input_value(".awale-play-out"))
+    page.click('.awale-play-paste [data-action="watch"]')
+    found += [f"watching: {problem}" for problem in page.evaluate(_THUMBS, [TARGET, TARGET_GAP, SMALLEST_TEXT])]
+    report.problems += [f"page at 390 px, {problem}" for problem in dict.fromkeys(found)]
+    print(f"the page at 390 px: {len(found)} targets or texts below {TARGET} px, {TARGET_GAP} px apart, "
+          f"{SMALLEST_TEXT} px")
+    context.close()
+
+
 def check_page(chromium: str, site: Path, games: int, positions: int) -> Report:
     """The checks of the module docstring on the built site ``site``; the report says what failed."""
     report = Report()
@@ -268,6 +348,7 @@ def check_page(chromium: str, site: Path, games: int, positions: int) -> Report:
         reader.play_everyone(rng)
         reader.whole_game(rng)
         reader.watch()
+        check_thumbs(browser, path, report)
         for spec, seconds in reader.times.items():
             print(f"  {spec}: its slowest reply took {seconds:.2f} s (with the page drawing it)")
             if seconds > SLOWEST:

@@ -24,11 +24,50 @@ from sphinx.application import Sphinx
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
-__all__ = ["OutputFigureDirective", "AttachOutputFigures", "setup"]
+__all__ = ["OutputFigureDirective", "AttachOutputFigures", "latex_to_text", "plain_text", "setup"]
 
 logger = logging.getLogger(__name__)
 
 _PENDING = "output-figure-pending"
+
+# LaTeX in a caption's formulas, as the words and signs a screen reader says (an alt text is plain text).
+_LATEX_SIGNS = {
+    "varepsilon": "ε", "epsilon": "ε", "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "Delta": "Δ",
+    "theta": "θ", "lambda": "λ", "mu": "μ", "pi": "π", "sigma": "σ", "tau": "τ", "chi": "χ", "pm": "±",
+    "times": "×", "cdot": "·", "le": "≤", "leq": "≤", "ge": "≥", "geq": "≥", "ne": "≠", "neq": "≠",
+    "approx": "≈", "infty": "∞", "ldots": "…", "dots": "…", "to": "→", "rightarrow": "→", "sqrt": "√",
+    "log": "log", "ln": "ln", "max": "max", "min": "min", "sum": "Σ", "in": "∈",
+}
+
+
+def latex_to_text(latex: str) -> str:
+    r"""A formula as plain text: ``\varepsilon = 0.1`` becomes ``ε = 0.1``, ``\sqrt{2}/2`` becomes ``√2/2``."""
+    import re
+
+    text = re.sub(r"\\(?:text|mathrm|mathit|mathbf|operatorname)\s*\{([^{}]*)\}", r"\1", latex)
+    text = text.replace("\\{", "\x00").replace("\\}", "\x01")  # braces of a set, shown
+    text = re.sub(r"\\([A-Za-z]+)", lambda m: _LATEX_SIGNS.get(m.group(1), m.group(1)), text)
+    text = re.sub(r"\\[,;:! ]", " ", text)
+    text = text.replace("{", "").replace("}", "").replace("\\", "").replace("$", "")
+    text = text.replace("\x00", "{").replace("\x01", "}")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def plain_text(node: nodes.Node) -> str:
+    """A node's text with its formulas written as plain text (for an image's alt text)."""
+    parts = []
+    for child in node.findall(lambda n: isinstance(n, (nodes.Text, nodes.math))):
+        if isinstance(child, nodes.math):
+            parts.append(latex_to_text(child.astext()))
+        elif not any(isinstance(parent, nodes.math) for parent in _ancestors(child)):
+            parts.append(str(child))
+    return "".join(parts)
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
 
 
 class OutputFigureDirective(SphinxDirective):
@@ -118,7 +157,7 @@ class AttachOutputFigures(Transform):
                 for key, value in options.items():
                     image[key] = value
                 if "alt" not in options:
-                    image["alt"] = figure.next_node(nodes.caption).astext()
+                    image["alt"] = plain_text(figure.next_node(nodes.caption))
                 if isinstance(output, addnodes.only):
                     image = addnodes.only("", image, expr=output["expr"])
                 pictures.append(image)

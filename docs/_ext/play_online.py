@@ -41,7 +41,7 @@ _HTML = """\
 <option value="1">North</option></select></label>
 <button type="button" data-action="new">new game</button>
 <button type="button" data-action="undo" title="take back your last move and the reply to it">undo</button>
-<label><input type="checkbox" class="awale-play-thinking"> show its thinking</label>
+<label class="awale-play-check"><input type="checkbox" class="awale-play-thinking"> show its thinking</label>
 </div>
 <div class="awale-play-board"></div>
 <p class="awale-play-status" aria-live="polite">The board needs JavaScript, which is off in this browser.</p>

@@ -319,14 +319,14 @@
   // own agents: they are not the library's, though the same algorithms); `make(seed)` builds one.
   const OPPONENTS = [
     {spec: "browser-random", label: "random", make: seed => randomAgent({seed: seed})},
-    {spec: "browser-greedy", label: "greedy (the biggest capture now)", make: seed => greedyAgent({seed: seed})},
-    {spec: "browser-minimax(depth=2)", label: "αβ minimax, 2 plies", make: seed => minimaxAgent({seed: seed, depth: 2})},
-    {spec: "browser-minimax(depth=4)", label: "αβ minimax, 4 plies", make: seed => minimaxAgent({seed: seed, depth: 4})},
-    {spec: "browser-minimax(depth=6)", label: "αβ minimax, 6 plies", make: seed => minimaxAgent({seed: seed, depth: 6})},
+    {spec: "browser-greedy", label: "greedy (biggest capture)", make: seed => greedyAgent({seed: seed})},
+    {spec: "browser-minimax(depth=2)", label: "αβ, 2 plies", make: seed => minimaxAgent({seed: seed, depth: 2})},
+    {spec: "browser-minimax(depth=4)", label: "αβ, 4 plies", make: seed => minimaxAgent({seed: seed, depth: 4})},
+    {spec: "browser-minimax(depth=6)", label: "αβ, 6 plies", make: seed => minimaxAgent({seed: seed, depth: 6})},
     {spec: "browser-uct(iterations=1000)", label: "UCT, 1,000 playouts", make: seed => uctAgent({seed: seed, iterations: 1000})},
     {spec: "browser-uct(iterations=5000)", label: "UCT, 5,000 playouts", make: seed => uctAgent({seed: seed, iterations: 5000})},
     {spec: "browser-uct(iterations=10000)", label: "UCT, 10,000 playouts", make: seed => uctAgent({seed: seed, iterations: 10000})},
-    {spec: "browser-minimax(nodes=500000)", label: "αβ minimax, deepening, ½ million positions (strongest)",
+    {spec: "browser-minimax(nodes=500000)", label: "αβ, ½ million positions",
      make: seed => minimaxAgent({seed: seed, nodes: 500000})},
   ];
 

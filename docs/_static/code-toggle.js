@@ -39,7 +39,22 @@
     root.setAttribute("data-awale-code", "hidden");
   }
 
+  // A long chapter (more than LONG lines of code) starts with its code folded, unless the reader chose otherwise:
+  // its prose, boards and plots then read without scrolling past every cell.  tools/check_site.py checks it.
+  var LONG = 300;
+
+  function codeLines() {
+    var lines = 0;
+    document.querySelectorAll("div.nbinput pre").forEach(function (pre) {
+      lines += pre.textContent.replace(/\n+$/, "").split("\n").length;
+    });
+    return lines;
+  }
+
   document.addEventListener("DOMContentLoaded", function () {
+    if (read() === null && codeLines() > LONG) {
+      root.setAttribute("data-awale-code", "hidden");
+    }
     var buttons = document.querySelectorAll(".awale-code-toggle");
     buttons.forEach(function (button) {
       label(button);

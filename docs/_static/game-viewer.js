@@ -6,10 +6,12 @@
   const label = AwaleBoard.label;
 
   // The board of one position, drawn by awale-board.js.
-  function board(data, ply) {
+  // `compact`: the narrow layout, for a phone's column (awale-board.js).
+  function board(data, ply, compact) {
     const last = ply > 0 ? data.plies[ply - 1] : null;
     return AwaleBoard.draw(data.pits, data.positions[ply], {
       title: `position after ply ${ply}`, sown: last ? last.pit : -1, taken: last ? last.captured : [],
+      compact: compact,
     });
   }
 
@@ -32,10 +34,15 @@
     const playButton = viewer.querySelector('[data-action="play"]');
     const end = data.positions.length - 1;
     let ply = 0, timer = null;
+    const narrow = () => place.clientWidth > 0 && place.clientWidth < 520;
+    let wasNarrow = narrow();
+    window.addEventListener("resize", () => {
+      if (narrow() !== wasNarrow) { wasNarrow = narrow(); show(ply); }
+    });
 
     function show(target) {
       ply = Math.max(0, Math.min(end, target));
-      place.replaceChildren(board(data, ply));
+      place.replaceChildren(board(data, ply, narrow()));
       status.textContent = describe(data, ply, viewer);
       viewer.dataset.ply = ply;
       moves.forEach((button, index) => button.classList.toggle("current", index + 1 === ply));

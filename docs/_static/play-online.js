@@ -6,6 +6,7 @@
 // (the moves so far, one digit each), data-ply (the ply shown) and data-busy ("1" while the opponent thinks).
 (function () {
   "use strict";
+  const NARROW = 520;  // px: a column narrower than this gets the board's narrow layout
   const E = window.AwaleEngine, A = window.AwaleAgents, B = window.AwaleBoard;
   const PLAYERS = E.PLAYERS;
   const HUMAN = "human";
@@ -34,6 +35,7 @@
   function setup(root) {
     const $ = selector => root.querySelector(selector);
     const place = $(".awale-play-board"), status = $(".awale-play-status"), thought = $(".awale-play-thought");
+    const narrow = () => place.clientWidth > 0 && place.clientWidth < NARROW;
     const opponentMenu = $(".awale-play-opponent"), sideMenu = $(".awale-play-side"), thinking = $(".awale-play-thinking");
     const movesList = $(".awale-play-moves"), out = $(".awale-play-out"), pasted = $(".awale-play-in");
     const error = $(".awale-play-error"), watchControls = $(".awale-play-watch");
@@ -160,7 +162,7 @@
       if (found) ({notes, text: note} = describeThought(found, n));
       const board = B.draw(n, [...game.pits, ...game.captures], {
         title: `the position after ply ${game.plies}`, sown: ply ? ply.pit : -1, taken: ply ? ply.capturedPits : [],
-        playable: playable, notes: notes,
+        playable: playable, notes: notes, compact: narrow(),
       });
       board.querySelectorAll(".legal").forEach(pit => {
         const action = Number(pit.dataset.action);
@@ -243,6 +245,11 @@
       button.addEventListener("click", () => actions[button.dataset.action]());
     });
     thinking.addEventListener("change", render);
+    // A phone's column gets the narrow board (awale-board.js), drawn again when the width crosses the limit.
+    let wasNarrow = narrow();
+    window.addEventListener("resize", () => {
+      if (narrow() !== wasNarrow) { wasNarrow = narrow(); render(); }
+    });
     root.dataset.busy = "0";
     newGame();
   }

@@ -110,6 +110,9 @@ def _handled(handler: Callable[[argparse.Namespace], int], args: argparse.Namesp
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     """Run the command line with ``argv`` (by default ``sys.argv[1:]``) and return the exit status."""
+    if not (sys.argv[1:] if argv is None else list(argv)):  # no command: what there is to do
+        build_parser().print_help()
+        return 0
     try:
         args = build_parser().parse_args(argv)
     except KeyboardInterrupt:

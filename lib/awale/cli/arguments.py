@@ -5,18 +5,21 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Callable, List, NoReturn, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Union
 
 from ..core._guard import available_cores
 
 __all__ = ["PROG", "Parser", "Failure", "integer", "number", "clock_value", "CLOCK_HELP", "clocked", "agent_spec",
            "replayed", "milliseconds", "nonempty_name", "rules_value", "default_store", "add_store", "add_cluster",
-           "info", "format_table", "DEFAULT_STORE", "DEFAULT_LEDGER"]
+           "info", "format_table", "DEFAULT_STORE", "DEFAULT_LEDGER", "USER_STORE", "user_store", "as_given"]
 
 PROG = "python -m awale"
 
-#: The store used when ``--store`` is not given: ``$AWALE_STORE``, else this path.
+#: The thesis's committed store: the default of ``experiment`` (its catalogue), which says so before it plays.
 DEFAULT_STORE = "data/experiments.sqlite"
+#: The store of the games a user plays (``sprt``, ``tournament``, ``ledger --check``) when ``--store`` is not
+#: given: ``$AWALE_STORE``, else this file in the working folder.  The committed store is written only when named.
+USER_STORE = "awale-games.sqlite"
 
 
 
@@ -76,13 +79,33 @@ def clocked(specs: Sequence[str], clock: Any) -> List[str]:
     return [with_clock(spec, clock).spec for spec in specs]
 
 
+#: The texts the specs of this command line were given as, by canonical spec (for the headers of sprt).
+_GIVEN: Dict[str, str] = {}
+
+
+def as_given(spec: str) -> str:
+    """A canonical spec, with the text given for it when that differs: ``minimax (given as minimax(depth=4))``."""
+    given = _GIVEN.get(spec, "")
+    return f"{spec} (given as {given})" if given and given.replace(" ", "") != spec.replace(" ", "") else spec
+
+
 def agent_spec(text: str) -> str:
+    import ast
+
+    try:  # the shape first, which needs no agent: a malformed spec is refused at once
+        node = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, ValueError):
+        node = None
+    if not isinstance(node, (ast.Name, ast.Call)) or isinstance(node, ast.Call) and not isinstance(node.func, ast.Name):
+        raise argparse.ArgumentTypeError(f"malformed agent spec {text!r}: expected name or name(key=value, ...)")
     from ..agents import canonical_spec  # the agents alone: no experiment, no pandas
 
     try:
-        return canonical_spec(text)
+        spec = canonical_spec(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+    _GIVEN[spec] = text.strip()
+    return spec
 
 
 def number(what: str, low: float, high: float, open_low: bool = False, open_high: bool = False) -> Callable[[str], float]:
@@ -131,18 +154,26 @@ def rules_value(text: str) -> Any:
 
 
 def default_store() -> str:
+    """The store of ``experiment`` when none is given: ``$AWALE_STORE``, else the thesis's."""
     return os.environ.get("AWALE_STORE") or DEFAULT_STORE
 
 
-def add_store(parser: argparse.ArgumentParser, required: bool = False) -> None:
+def user_store() -> str:
+    """The store of ``sprt``, ``tournament`` and ``ledger`` when none is given: ``$AWALE_STORE``, else
+    ``awale-games.sqlite`` in the working folder."""
+    return os.environ.get("AWALE_STORE") or USER_STORE
+
+
+def add_store(parser: argparse.ArgumentParser, required: bool = False, user: bool = False) -> None:
     if required:
         parser.add_argument("--store", required=True, metavar="PATH", help="the SQLite store of the games")
     else:
+        default = f"{USER_STORE} in the working folder" if user else DEFAULT_STORE
         parser.add_argument(
             "--store",
             default=None,
             metavar="PATH",
-            help=f"the SQLite store of the games (default: $AWALE_STORE, else {DEFAULT_STORE})",
+            help=f"the SQLite store of the games (default: $AWALE_STORE, else {default})",
         )
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Any, Callable
 
+from ..core._guard import available_cores
 from .arguments import Failure, format_table, integer
 
 __all__ = ["add"]
@@ -43,7 +44,8 @@ def add(commands: Any) -> None:
         help="refuse a build needing more memory beyond the file (default 4096)",
     )
     building.add_argument(
-        "--threads", type=integer(1, "--threads"), default=None, metavar="T", help="threads (default: one per core)"
+        "--threads", type=integer(1, "--threads", available_cores(), ", the cores this process may use"), default=None,
+        metavar="T", help=f"threads (default: one per core, here {available_cores()})"
     )
     building.add_argument(
         "--from", dest="source", default=None, metavar="DB",
@@ -77,7 +79,8 @@ def add(commands: Any) -> None:
         help="also compare L random positions of every layer with an exact search of the database's own game",
     )
     checking.add_argument(
-        "--threads", type=integer(1, "--threads"), default=None, metavar="T", help="threads (default: one per core)"
+        "--threads", type=integer(1, "--threads", available_cores(), ", the cores this process may use"), default=None,
+        metavar="T", help=f"threads (default: one per core, here {available_cores()})"
     )
     checking.set_defaults(handler=run_check)
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Optional
 from ..core._guard import available_cores
 from .arguments import (Failure, add_cluster, add_store, default_store, format_table, integer, milliseconds,
                         replayed)
+from .arguments import info
 from .running import report_failures, run_games
 
 if TYPE_CHECKING:
@@ -154,7 +155,10 @@ def run_experiments(args: argparse.Namespace) -> int:
 
     chosen = list(CATALOG.values()) if args.all else [_experiment(args)]
     status = 0
-    with Store(args.store or default_store()) as store:
+    path = args.store or default_store()
+    info(f"experiment: the games go to {path}" + ("" if args.store or os.environ.get("AWALE_STORE") else
+         " (the thesis's store; --store PATH or $AWALE_STORE for another)"))
+    with Store(path) as store:
         for exp in chosen:
             summary = run_games(exp.keys(args.games), args, exp.name, store)
             print()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import os
 from typing import Any
 
 from .. import DEFAULT_AGENT
-from .arguments import agent_spec, info, integer, rules_value
+from .arguments import Failure, agent_spec, info, integer, rules_value
 
 __all__ = ["add"]
 
@@ -26,7 +27,10 @@ def add(commands: Any) -> None:
     game.add_argument("--rules", type=rules_value, default=None, metavar="RULES",
                       help="abapa (default), simplified, or key=value pairs such as 'pits_per_side=4,feed=false'")
     game.add_argument("--seed", type=integer(0, "--seed"), default=0, metavar="S", help="the agent's seed (default 0)")
-    game.add_argument("--save", metavar="FILE", help="save the game to FILE when it ends or you quit (see: replay)")
+    game.add_argument("--save", metavar="FILE",
+                      help="save the game to FILE when it ends, when you quit or press Ctrl-C (see: replay); its "
+                      "folder must exist, or be made with --mkdir")
+    game.add_argument("--mkdir", action="store_true", help="make the folder of --save FILE if it does not exist")
     _add_colour(game)
     game.set_defaults(handler=run_play)
     again = commands.add_parser(
@@ -47,17 +51,39 @@ def _add_colour(parser: argparse.ArgumentParser) -> None:
 def run_play(args: argparse.Namespace) -> int:
     from ..play.terminal import default_opponent, play_terminal
 
+    if args.save is not None:
+        _check_save(args.save, args.mkdir)
     agent = args.agent
     if agent is None:
         agent = default_opponent(args.rules)
         if agent.endgame is None:
             info(f"play: no endgame database is built here; play \"{agent.replace(endgame='25')}\" to build "
-                 "and use the 25-seed one (once: 16 minutes on 2 cores, 1.85 GB), or endgame='15' (10 s)")
+                 "and use the 25-seed one (once: 16 minutes on 2 cores, 1.85 GB), or endgame='15' (8 s)")
     return play_terminal(agent, side=("south", "north").index(args.side), rules=args.rules, seed=args.seed,
                          save=args.save, colour=args.color)
+
+
+def _check_save(path: str, mkdir: bool) -> None:
+    """``play --save PATH``: refuse, before the game, a path the game could not be saved to."""
+    folder = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise Failure(f"--save {path}: that is a folder; give a file in it, such as {os.path.join(path, 'game.json')}")
+    if not os.path.isdir(folder):
+        if not mkdir:
+            raise Failure(f"--save {path}: the folder {folder} does not exist (add --mkdir to make it)")
+        try:
+            os.makedirs(folder, exist_ok=True)
+        except OSError as error:
+            raise Failure(f"--save {path}: cannot make the folder {folder}: {error.strerror or error}") from None
+    if not os.access(folder, os.W_OK):
+        raise Failure(f"--save {path}: the folder {folder} is not writable")
 
 
 def run_replay(args: argparse.Namespace) -> int:
     from ..play.terminal import replay_terminal
 
-    return replay_terminal(args.file, colour=args.color)
+    try:
+        return replay_terminal(args.file, colour=args.color)
+    except UnicodeDecodeError:
+        raise Failure(f"{args.file} is not a game file: it is not text (a game file is JSON, written by play --save)"
+                      ) from None

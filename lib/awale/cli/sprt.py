@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 from typing import TYPE_CHECKING, Any
 
 from ..core._guard import available_cores
+from .arguments import as_given, user_store
 from .arguments import (CLOCK_HELP, DEFAULT_LEDGER, PROG, Failure, add_cluster, add_store, agent_spec, clock_value,
                         clocked, default_store, format_table, info, integer, number)
 
@@ -57,19 +60,19 @@ def add(commands: Any) -> None:
                            "needs the library's openings")
     test.add_argument("--ledger-file", default=DEFAULT_LEDGER, metavar="CSV",
                       help=f"the ledger written by --ledger (default {DEFAULT_LEDGER})")
-    add_store(test)
+    add_store(test, user=True)
     add_cluster(test)
     test.set_defaults(handler=run_sprt)
     ledger = commands.add_parser(
         "ledger",
         help="the ledger of ideas tried on the champion: show it, or check it against the store",
         description="Print the ledger of ideas (one SPRT each, written by 'sprt --ledger IDEA'): verdict, games, "
-        "Elo with its 95 %% interval and both sides' time per move. With --check, recompute every row from the "
+        "Elo with its 95 % interval and both sides' time per move. With --check, recompute every row from the "
         "store's games and exit with status 1 if one disagrees.",
     )
     ledger.add_argument("--file", default=DEFAULT_LEDGER, metavar="CSV", help=f"the ledger (default {DEFAULT_LEDGER})")
     ledger.add_argument("--check", action="store_true", help="recompute every row from the store")
-    add_store(ledger)
+    add_store(ledger, user=True)
     ledger.set_defaults(handler=run_ledger)
 
 
@@ -87,7 +90,10 @@ def run_sprt(args: argparse.Namespace) -> int:
         raise Failure(str(error)) from None
     if args.ledger is not None and args.openings is not None:
         raise Failure("--ledger records tests on the library's openings: leave out --openings", 2)
-    path = args.store or default_store()
+    if args.ledger is not None and not os.path.isdir(os.path.dirname(os.path.abspath(args.ledger_file))):
+        raise Failure(f"--ledger-file {args.ledger_file}: the folder "
+                      f"{os.path.dirname(os.path.abspath(args.ledger_file))} does not exist", 2)
+    path = args.store or user_store()
     try:
         args.a, args.b = clocked((args.a, args.b), args.clock)
     except ValueError as error:
@@ -102,7 +108,9 @@ def run_sprt(args: argparse.Namespace) -> int:
         if verdict.pairs <= resumed and not verdict.finished:
             return
         if live:
-            print(f"\r\033[K{verdict.line()}", end="", file=sys.stderr, flush=True)
+            # one line that the terminal does not wrap: the LLR first
+            width = max(20, shutil.get_terminal_size((80, 24)).columns - 1)
+            print(f"\r\033[K{verdict.short_line()[:width]}", end="", file=sys.stderr, flush=True)
         else:
             info(verdict.line())
 
@@ -116,7 +124,7 @@ def run_sprt(args: argparse.Namespace) -> int:
         count = args.workers or available_cores()
         where = (f"the Dask cluster at {args.scheduler}" if args.scheduler else "this process" if args.workers == 0
                  else f"{count} local worker process{'es' if count != 1 else ''}")
-        info(f"sprt: {args.a} vs {args.b}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
+        info(f"sprt: {as_given(args.a)} vs {as_given(args.b)}, H0 elo <= {test.elo0:g}, H1 elo >= {test.elo1:g}, alpha {test.alpha:g}, "
              f"beta {test.beta:g}; {len(openings)} openings from {source}; {stored} games already in {path}{so_far}; "
              f"playing on {where}")
         try:
@@ -164,6 +172,8 @@ def run_ledger(args: argparse.Namespace) -> int:
     from ..experiments import Store, StoreError
     from ..experiments import ledger
 
+    if not os.path.isfile(args.file):
+        raise Failure(f"no ledger at {args.file} (the default is {DEFAULT_LEDGER}, written by sprt --ledger)")
     try:
         entries = ledger.read(args.file)
     except (OSError, ValueError) as error:
@@ -174,7 +184,7 @@ def run_ledger(args: argparse.Namespace) -> int:
     if not args.check:
         return 0
     try:
-        with Store(args.store or default_store(), create=False) as store:
+        with Store(args.store or user_store(), create=False) as store:
             problems = ledger.check(args.file, store)
     except StoreError as error:
         raise Failure(str(error)) from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from .arguments import user_store
 from .arguments import (CLOCK_HELP, Failure, add_cluster, add_store, agent_spec, clock_value, clocked, format_table,
                         integer, nonempty_name)
 from .running import report_failures, run_games
@@ -25,7 +26,7 @@ def add(commands: Any) -> None:
     tournament.add_argument("--games", type=integer(1, "--games"), required=True, metavar="N", help="games per pair of agents")
     tournament.add_argument("--seed", type=integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
     tournament.add_argument("--clock", type=clock_value, default=None, metavar="BASE+INC", help=CLOCK_HELP)
-    add_store(tournament, required=True)
+    add_store(tournament, user=True)
     tournament.add_argument("--name", type=nonempty_name, default="tournament", help="experiment name in the store (default: tournament)")
     add_cluster(tournament)
     tournament.set_defaults(handler=run_tournament)
@@ -38,7 +39,7 @@ def run_tournament(args: argparse.Namespace) -> int:
         keys = round_robin_keys(clocked(args.specs, args.clock), args.games, args.seed)
     except ValueError as error:
         raise Failure(str(error)) from None
-    with Store(args.store) as store:
+    with Store(args.store or user_store()) as store:
         summary = run_games(keys, args, args.name, store)
         frame = store.load(args.name)
     wanted = {(key.south, key.north, key.seed) for key in keys}

@@ -135,11 +135,11 @@ def svg_board(game: BoardLike, highlight: Iterable[int] = (), title: str = "") -
         ".pit{fill:#8a5a2b;stroke:#5c3a19;stroke-width:1.5}"
         ".pit.hl{fill:#d9534f;stroke:#8b1e1b;stroke-width:3}"
         ".seed{fill:#f3ead2;stroke:#6b5a3a;stroke-width:0.6}"
-        ".num{font:bold 13px sans-serif;fill:#fff}"
-        ".lbl{font:12px sans-serif;fill:#333}"
-        ".cap{font:bold 16px sans-serif;fill:#fff}"
-        ".who{font:13px sans-serif;fill:#333}"
-        ".move{font:bold 13px sans-serif;fill:#1a5e1a}"
+        ".num{font:bold 19px sans-serif;fill:#fff}"
+        ".lbl{font:15px sans-serif;fill:#333}"
+        ".cap{font:bold 20px sans-serif;fill:#fff}"
+        ".who{font:15px sans-serif;fill:#333}"
+        ".move{font:bold 15px sans-serif;fill:#1a5e1a}"
         "</style>",
         f'<rect x="{_MARGIN}" y="{top}" width="{(n + 2) * _CELL}" height="{2 * _CELL}" '
         'rx="28" class="wood"/>',

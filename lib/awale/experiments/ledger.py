@@ -20,6 +20,7 @@ import dataclasses
 import math
 import os
 import pathlib
+import stat
 import subprocess
 import tempfile
 from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
@@ -253,9 +254,15 @@ def read(path: Union[str, os.PathLike]) -> List[Entry]:
 def record(path: Union[str, os.PathLike], new: Entry) -> List[Entry]:
     """Write ``new`` into the ledger at ``path``: in place of the row of the same test, else at the end.
 
-    The file is replaced atomically (written beside it, then renamed).  Returns the ledger's entries.
+    The file is replaced atomically (written beside it, then renamed) and keeps its permissions; a new file gets
+    those of any new file of the user (the umask).  Returns the ledger's entries.
+
+    Raises:
+        FileNotFoundError: the ledger's folder does not exist (it is not made: a mistyped path would hide the row).
     """
     path = pathlib.Path(path)
+    if not path.parent.is_dir():
+        raise FileNotFoundError(2, f"the folder {path.parent} of the ledger does not exist", str(path))
     entries = read(path)
     for i, old in enumerate(entries):
         if old.same_test(new):
@@ -263,7 +270,12 @@ def record(path: Union[str, os.PathLike], new: Entry) -> List[Entry]:
             break
     else:
         entries.append(new)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():
+        mode = stat.S_IMODE(path.stat().st_mode)
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     handle = tempfile.NamedTemporaryFile("w", newline="", encoding="utf-8", dir=path.parent, suffix=".tmp",
                                          delete=False)
     try:
@@ -271,6 +283,7 @@ def record(path: Union[str, os.PathLike], new: Entry) -> List[Entry]:
             writer = csv.DictWriter(handle, fieldnames=COLUMNS, lineterminator="\n")
             writer.writeheader()
             writer.writerows(e.row() for e in entries)
+        os.chmod(handle.name, mode)  # a temporary file is made 0600: the ledger keeps its own mode
         os.replace(handle.name, path)
     except BaseException:
         os.unlink(handle.name)

@@ -453,13 +453,28 @@ class Verdict:
             f"[{self.test.elo0:g}, {self.test.elo1:g}]"
         )
 
+    def short_line(self) -> str:
+        """The live line of a terminal, under 80 columns: the LLR and its bounds first, then pairs, W-D-L, Elo."""
+        est = self.estimate
+        wdl = f" W-D-L {self.games[0]}-{self.games[1]}-{self.games[2]}" if self.games is not None else ""
+        elo = f"{est.elo:+.0f}" if math.isfinite(est.elo) else ("+inf" if est.elo > 0 else "-inf")
+        if math.isfinite(est.elo_low) and math.isfinite(est.elo_high) and est.low != est.high:
+            elo += f" ±{(est.elo_high - est.elo_low) / 2:.0f}"
+        return (f"LLR {self.llr:.2f} ({self.test.lower:.2f}, {self.test.upper:.2f}), {self.pairs} pairs{wdl}, "
+                f"Elo {elo}")
+
     def conclusion(self) -> str:
         """The verdict in one line: which hypothesis was accepted (or none), with the numbers."""
         bounds = f"[{self.test.elo0:g}, {self.test.elo1:g}]"
+        elo0, elo1 = self.test.elo0, self.test.elo1
         if self.hypothesis == "H1":
-            head = f"H1 accepted (elo >= {self.test.elo1:g} rather than <= {self.test.elo0:g}; A is stronger)"
+            # What H1 says in words, for any bounds: [0, 50] finds A stronger, [-5, 0] finds A not 5 Elo weaker.
+            gloss = "A is stronger" if elo0 >= 0 else f"A is not {-elo0:g} Elo weaker"
+            head = f"H1 accepted (elo >= {elo1:g} rather than <= {elo0:g}; {gloss})"
         elif self.hypothesis == "H0":
-            head = f"H0 accepted (elo <= {self.test.elo0:g} rather than >= {self.test.elo1:g}; no gain of {self.test.elo1:g} Elo)"
+            # [0, 50] finds no gain of 50 Elo; [-5, 0] finds A weaker (by 5 Elo or more, rather than not at all).
+            gloss = f"no gain of {elo1:g} Elo" if elo1 > 0 else "A is weaker"
+            head = f"H0 accepted (elo <= {elo0:g} rather than >= {elo1:g}; {gloss})"
         elif self.finished:
             head = f"inconclusive: neither H0 nor H1 accepted within {self.pairs} pairs"
         else:

@@ -4,11 +4,12 @@ The terminal game (:mod:`awale.play.terminal`) and the Jupyter board
 (:mod:`awale.play.widget`) both play through a session; this module holds what
 they share and no input or output of its own: the session, the reading of a
 typed move (:func:`parse_move`) and an agent's rating of its move in words
-(:func:`estimate`).
+(:func:`estimate`).  What a hint's move and the player's last move are worth comes
+from one referee whatever the opponent (:mod:`awale.play.advice`).
 
-A move is a pit of the player to move, as its letter (``A``..``F`` for South,
-``a``..``f`` for North, either case) or its number from the mover's left
-(``1``..``6``).
+A move is a pit of the player to move, as its letter on the board (``A``..``F``
+are South's pits, ``a``..``f`` North's) or its number from the mover's left
+(``1``..``6``).  The opponent's letter is refused with a message saying whose pit it is.
 
 >>> session = Session("greedy")
 >>> ply = session.play(parse_move("C", session.game))
@@ -18,22 +19,25 @@ A move is a pit of the player to move, as its letter (``A``..``F`` for South,
 
 from __future__ import annotations
 
+import math
 import os
 from typing import List, Optional, Tuple, Union
 
 from .. import DEFAULT_AGENT
 from ..agents import Agent, parse
-from ..core.game import Game, IllegalActionError
+from ..core.game import PLAYERS, Game, IllegalActionError
 from ..core.gamefile import HUMAN, save_game
 from ..core.record import Ply, describe
 from ..core.render import pit_label
 from ..core.rules import Rules, as_rules
+from ..search.alphabeta import EVAL_SCALE, WIN
+from .advice import in_words, rate
 
 __all__ = ["DEFAULT_AGENT", "Session", "estimate", "parse_move"]
 
 
 def parse_move(text: str, game: Game) -> int:
-    """The action a player typed: a pit letter of the mover (either case) or its number from 1.
+    """The action a player typed: the letter of one of the mover's pits on the board, or its number from 1.
 
     Raises:
         ValueError: the text is not a pit of the mover, or the move is illegal; the message is one
@@ -46,8 +50,11 @@ def parse_move(text: str, game: Game) -> int:
     word = text.strip()
     if len(word) == 1 and word.isalpha() and word.isascii():
         action = ord(word.lower()) - ord("a")
+        owner = 0 if word.isupper() else 1  # the board's letters: South's capitals, North's small letters
         if not 0 <= action < n:
             raise ValueError(f"{word!r} is not one of your pits: they are {letters} (or 1-{n})")
+        if owner != player:
+            raise ValueError(f"{word} is {PLAYERS[owner]}'s pit, your opponent's: yours are {letters} (or 1-{n})")
     elif word.isdigit() and word.isascii():
         action = int(word) - 1
         if not 0 <= action < n:
@@ -84,8 +91,11 @@ def estimate(agent: Agent, game: Game, action: int) -> str:
         return f"expected score {chosen.mean:.0%} after {chosen.visits:,} of {total:,} simulations"
     search = getattr(agent, "last_search", None)
     if search is not None and action in search.best_actions:
-        depth = "to the end of the game" if search.exact else f"at depth {search.depth}"
-        return f"αβ value {search.value:+d} seeds {depth}"
+        depth = "searched to the end of the game" if search.exact else f"searched {search.depth} plies deep"
+        if abs(search.value) >= WIN or not getattr(agent, "evaluation", False):
+            return f"{in_words(search.value)}, {depth}"
+        chance = 1 / (1 + math.exp(-search.value / EVAL_SCALE))  # the evaluation's scaled logit
+        return f"a winning chance of about {chance:.0%} by its evaluation, {depth}"
     return ""
 
 
@@ -159,12 +169,36 @@ class Session:
         return ply, rating
 
     def hint(self) -> Tuple[int, str]:
-        """What the agent would play in the human's place, and its rating of that move."""
+        """What the agent would play in the human's place, and what that move is worth in words.
+
+        The worth comes from the referee of :mod:`awale.play.advice`, the same for every opponent: "wins by 29
+        with best play", "about +3 seeds".
+        """
         if not self.human_to_move:
             raise ValueError("a hint is for your turn")
         game = self.game
         action = self._adviser.act(game)
-        return action, estimate(self._adviser, game, action)
+        if len(game.legal_actions) == 1:
+            return action, "the only legal move"
+        return action, rate(game).words(action)
+
+    def review(self) -> str:
+        """The human's last move in words, beside the best move of that position ("" before their first move)."""
+        mine = [index for index, ply in enumerate(self.plies) if ply.player == self.side]
+        if not mine:
+            return ""
+        ply = self.plies[mine[-1]]
+        before = self.plies[mine[-1] - 1].game if mine[-1] else Game(self.rules)
+        head = f"your last move, {ply.label}"
+        if len(before.legal_actions) == 1:
+            return f"{head}, was the only legal move"
+        rating = rate(before)
+        n = self.rules.pits_per_side
+        if rating.values[ply.action] == rating.best:
+            return f"{head}: {rating.words(ply.action)}, the best there"
+        best = min(action for action, value in rating.values.items() if value == rating.best)
+        return (f"{head}: {rating.words(ply.action)}; the best there, "
+                f"{pit_label(self.side * n + best, n)}: {rating.words(best)}")
 
     def undo(self) -> bool:
         """Take back the human's last move and the reply to it; False if the human has not moved yet."""

@@ -55,8 +55,10 @@ def default_opponent(rules: Optional[Rules] = None) -> Agent:
 
 
 _HELP = """\
-Enter a move as a pit of yours: its letter ({letters}) or its number from your left (1 to {n}).
-  hint   what {agent} would play here, and how it rates the move
+Enter a move as a pit of yours: its letter on the board ({letters}) or its number from your left (1 to {n}).
+  hint   what {agent} would play here, what that move and your last one are worth:
+         "wins by 29 with best play", "loses", or "about +3 seeds" (your lead in captured
+         seeds after the best play a search of a million positions sees)
   undo   take back your last move (and the reply to it)
   help   this text
   quit   stop (the game is saved first if --save was given)
@@ -74,6 +76,12 @@ def use_colour(stream: IO[str], mode: str = "auto") -> bool:
         return False
     isatty = getattr(stream, "isatty", None)
     return bool(isatty and isatty())
+
+
+def short_name(spec: str) -> str:
+    """An agent's name for a line of the game: its family, without the parameters (``champion``)."""
+    name = spec.split("(", 1)[0]
+    return name if name != "clocked" else "a clocked agent"
 
 
 def _ply_text(ply: Ply) -> str:
@@ -156,9 +164,10 @@ def play_terminal(
 def _loop(session: Session, stdin: IO[str], term: _Terminal) -> None:
     """Moves and commands until the game ends or the player stops."""
     side, spec, n = session.side, session.agent.spec, session.rules.pits_per_side
+    name = short_name(spec)
     while not session.game.game_finished:
         if not session.human_to_move:
-            term.say(f"{PLAYERS[1 - side]} ({spec}) is thinking...")
+            term.say(f"{PLAYERS[1 - side]} ({name}) is thinking...")
             ply, rating = session.reply()
             term.board(ply.game, ply)
             if rating:
@@ -179,6 +188,9 @@ def _loop(session: Session, stdin: IO[str], term: _Terminal) -> None:
         elif command == "hint":
             action, rating = session.hint()
             term.say(f"hint: {pit_label(side * n + action, n)}" + (f", {rating}" if rating else ""))
+            review = session.review()
+            if review:
+                term.say(review)
         elif command in ("undo", "u"):
             replied = session.plies and session.plies[-1].player != side
             if session.undo():

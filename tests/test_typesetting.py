@@ -1,0 +1,99 @@
+"""The PDF's typesetting helpers: tools/check_pdf.py's checks, pandas' tables as LaTeX (docs/_ext/latex_tables.py),
+and alt texts in plain words (docs/_ext/output_figure.py).  The whole PDF is checked by `make check-pdf`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pandas as pd
+from docutils import nodes
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tools"))
+sys.path.insert(0, str(ROOT / "docs" / "_ext"))
+
+import check_pdf  # noqa: E402
+import latex_tables  # noqa: E402
+from output_figure import latex_to_text, plain_text  # noqa: E402
+
+_INPUT = r"""\begin{sphinxuseclass}{nbinput}
+{
+\begin{sphinxVerbatim}[commandchars=\\\{\}]
+print(1)
+\end{sphinxVerbatim}
+}
+\end{sphinxuseclass}
+"""
+_OUTPUT = r"""\begin{sphinxuseclass}{nboutput}
+{
+
+\kern-\sphinxverbatimsmallskipamount\kern-\baselineskip
+\kern+\FrameHeightAdjust\kern-\fboxrule
+\vspace{\nbsphinxcodecellspacing}
+
+\sphinxsetup{VerbatimColor={named}{white}}
+\begin{sphinxVerbatim}[commandchars=\\\{\}]
+1
+\end{sphinxVerbatim}
+}
+\end{sphinxuseclass}
+"""
+
+
+def test_an_output_joined_to_its_code_cell_is_not_a_covered_line():
+    assert check_pdf.clipped_lines("Some text.\n\n" + _INPUT + _OUTPUT) == []
+
+
+def test_an_output_pulled_over_a_paragraph_is_found():
+    found = check_pdf.clipped_lines("The last line of a paragraph.\n\n" + _OUTPUT)
+    assert found == ["The last line of a paragraph."]
+
+
+def test_overfull_lines_are_counted_above_the_tolerance_once_a_place():
+    log = ("Overfull \\hbox (12.5pt too wide) in paragraph at lines 10--12\n"
+           "Overfull \\hbox (3.0pt too wide) in paragraph at lines 20--21\n"
+           "Overfull \\hbox (6.25pt too wide) detected at line 30\n"
+           "Overfull \\hbox (8.0pt too wide) in paragraph at lines 30--30\n")
+    assert check_pdf.overfull(log) == [(12.5, "line 10"), (8.0, "line 30")]
+
+
+def test_a_styler_becomes_a_booktabs_table_with_its_formats_escaped():
+    frame = pd.DataFrame({"share_won": [0.125, 0.5], "agent": ["uct", "α#1"]})
+    latex = latex_tables.styler_latex(frame.style.format({"share_won": "{:.1%}"}).hide(axis="index"))
+    assert "\\toprule" in latex and "\\midrule" in latex and "\\bottomrule" in latex
+    assert "share\\_won & agent \\\\" in latex
+    assert "12.5\\% & uct \\\\" in latex and "α\\#1" in latex
+    assert "\\begin{tabular}{rl}" in latex
+
+
+def test_a_dataframe_keeps_pandas_decimals():
+    latex = latex_tables.dataframe_latex(pd.DataFrame({"elo": [12.5, 3.25]}, index=["a", "b"]))
+    assert "a & 12.50 \\\\" in latex and "b & 3.25 \\\\" in latex
+
+
+def test_alt_texts_write_formulas_in_plain_words():
+    assert latex_to_text(r"\varepsilon = 0.1") == "ε = 0.1"
+    assert latex_to_text(r"c = \sqrt{2}/2") == "c = √2/2"
+    caption = nodes.caption("", "", nodes.Text("greedy with "), nodes.math(r"\varepsilon", r"\varepsilon"),
+                            nodes.Text(" = 0.1"))
+    assert plain_text(caption) == "greedy with ε = 0.1"
+
+
+def test_the_kernel_formatter_finds_dataframes_and_stylers():
+    from IPython.core.formatters import LatexFormatter
+
+    class Shell:
+        class display_formatter:  # noqa: N801 - IPython's attribute
+            formatters = {"text/latex": LatexFormatter()}
+
+    latex_tables.register(Shell)
+    formatter = Shell.display_formatter.formatters["text/latex"]
+    frame = pd.DataFrame({"agree": [676, 561]})
+    assert "\\toprule" in formatter(frame)
+    assert "\\toprule" in formatter(frame.style.format("{:d}"))
+
+
+def test_a_table_too_long_for_a_page_stays_text():
+    assert latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.MAX_ROWS + 1)})) is None
+    assert latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.MAX_ROWS)})) is not None
