@@ -139,9 +139,10 @@ def _command_line_raising(monkeypatch, error_factory):
         raise error_factory()
 
     parser = argparse.ArgumentParser()
+    parser.add_argument("command")  # with no argument at all the command line prints its help instead
     parser.set_defaults(handler=handler)
     monkeypatch.setattr(cli, "build_parser", lambda: parser)
-    return cli.main
+    return lambda argv: cli.main(["go", *argv])
 
 
 def _made_of_a_ctrl_c(error, explicit):

@@ -271,7 +271,7 @@ def test_colour_on_a_terminal_unless_no_color(tmp_path):
         process = subprocess.Popen([sys.executable, "-m", "awale", "play", "greedy"], stdin=subprocess.PIPE,
                                    stdout=follower, stderr=follower, env=environment)
         os.close(follower)
-        process.stdin.write(b"c\nquit\n")
+        process.stdin.write(b"C\nquit\n")
         process.stdin.close()
         chunks = []
         while True:
@@ -292,9 +292,9 @@ def test_colour_on_a_terminal_unless_no_color(tmp_path):
 
 
 def test_colour_and_ascii_on_request():
-    result = awale("play", "greedy", "--color", "always", stdin="c\nq\n")
+    result = awale("play", "greedy", "--color", "always", stdin="C\nq\n")
     assert "\x1b[1;33m" in result.stdout
-    ascii_only = awale("play", "greedy", stdin="c\nq\n", env={"PYTHONIOENCODING": "ascii"})
+    ascii_only = awale("play", "greedy", stdin="C\nq\n", env={"PYTHONIOENCODING": "ascii"})
     assert ascii_only.returncode == 0 and ascii_only.stdout.isascii() and "+----+" in ascii_only.stdout
 
 

@@ -156,11 +156,12 @@ def run_experiments(args: argparse.Namespace) -> int:
     chosen = list(CATALOG.values()) if args.all else [_experiment(args)]
     status = 0
     path = args.store or default_store()
+    keys = {exp.name: exp.keys(args.games) for exp in chosen}  # a bad request is refused before anything is said
     info(f"experiment: the games go to {path}" + ("" if args.store or os.environ.get("AWALE_STORE") else
          " (the thesis's store; --store PATH or $AWALE_STORE for another)"))
     with Store(path) as store:
         for exp in chosen:
-            summary = run_games(exp.keys(args.games), args, exp.name, store)
+            summary = run_games(keys[exp.name], args, exp.name, store)
             print()
             _print_status(exp, store, args.games)
             status = max(status, report_failures(summary))
@@ -171,6 +172,7 @@ def experiment_status(args: argparse.Namespace) -> int:
     from ..experiments import Store
 
     exp = _experiment(args)
+    exp.games_per_pairing(args.games)  # a bad request is refused before the store is opened
     with Store(args.store or default_store(), create=False) as store:
         _print_status(exp, store, args.games)
     return 0

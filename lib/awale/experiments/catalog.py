@@ -685,6 +685,14 @@ class Experiment:
             raise ValueError(f"{self.name}: games from openings come in pairs, so ask for an even number, not {games}")
         return games
 
+    def games_per_pairing(self, games: Optional[int] = None) -> int:
+        """``games`` per pairing (by default :attr:`games`), checked against the cap of a run before any key is built.
+
+        Raises:
+            ValueError: too many games, or an odd number from openings.
+        """
+        return self._check_games(games, len(self.pairings()))
+
     def pair_keys(self, a: str, b: str, games: Optional[int] = None) -> List[GameKey]:
         """The keys of the games of ``a`` against ``b``: ``games`` of them (by default :attr:`games`)."""
         games = self._check_games(games)
