@@ -295,6 +295,19 @@ def test_ctrl_c_stops_cleanly_keeping_the_finished_games(tmp_path):
     assert wait_for_group(process.pid) == []
 
 
+def test_sigterm_stops_a_sequential_test_with_one_line(tmp_path):
+    """A polite kill of the whole group ends ``sprt`` as Ctrl-C does: one line, no scheduler's log, no orphan."""
+    args = ["sprt", "uct(iterations=300)", "uct(iterations=300, c=1.5)", "--elo0", "0", "--elo1", "3",
+            "--store", "x.sqlite", "--workers", "2"]
+    process, at, out, err = kill_midway(tmp_path, signal.SIGTERM, 4, 60, args=args)
+    assert process.returncode == 130, err
+    lines = [line for line in err.splitlines() if line.startswith("python -m awale")]
+    assert len(lines) == 1 and "interrupted" in lines[0] and "run the same command again to resume" in lines[0]
+    assert "ERROR" not in err and "distributed" not in err and "Traceback" not in err, err
+    assert stored(tmp_path / "x.sqlite") >= at
+    assert wait_for_group(process.pid) == []
+
+
 def test_help_imports_no_experiment_nor_dask():
     """``python -m awale --help`` builds every subcommand's parser without loading the experiments or numba."""
     code = (
