@@ -39,7 +39,8 @@ def modelled_search(calls, seed=0):
     move's target (the plan's time after one iteration) are kept in ``calls``."""
     rng = np.random.default_rng(seed)
 
-    def search(self, game, depth=None, time=None, nodes=None, plan=None):
+    def search(self, game, depth=None, time=None, nodes=None, plan=None, spend=False):
+        assert not spend, "the model is of a search that does not spend its whole time"
         legal = game.legal_actions
         elapsed, done, soft, best, target = 0.0, [], time, legal[0], None
         for d in range(1, 60):

@@ -40,7 +40,7 @@ from ..core.game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
 from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
 from .endgame import endgame_param
-from .minimax import SEARCH_PARAMS, Minimax, check_search_params
+from .minimax import SEARCH_PARAMS, SPEND_PARAM, Minimax, check_search_params
 
 __all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book", "MOVE_KINDS",
            "move_classifier"]
@@ -123,6 +123,8 @@ class Champion(Agent):
         manage: with a time, aim at it on average over the game, each move's time set by the game's phase,
             pending captures, the stability of the best move and the clock (:mod:`awale.agents.timing`);
             default False, every searched move takes ``time``.
+        spend: with a time, search until it is spent, the iteration cut at the deadline deciding once the last
+            best move has been searched in it (:meth:`awale.search.alphabeta.AlphaBeta.search`); default False.
         quiescence: plies of capture extensions at the search's depth limit (default :data:`QUIESCENCE`;
             0 searches full width only, which the factorial of chapter 8 found stronger at equal time).
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
@@ -152,6 +154,7 @@ class Champion(Agent):
         endgame_param(),
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
+        SPEND_PARAM,
         Param("quiescence", int, QUIESCENCE, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions at the depth limit"),
         *SEARCH_PARAMS,
@@ -179,7 +182,7 @@ class Champion(Agent):
         self._book = opening_book(self.book)
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
-            evaluation=True, quiescence=self.quiescence, manage=self.manage, pvs=self.pvs,
+            evaluation=True, quiescence=self.quiescence, manage=self.manage, spend=self.spend, pvs=self.pvs,
             reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, table=self.table,
             weights=self.weights,
         )

@@ -38,8 +38,17 @@ SEARCH_PARAMS = (
 )
 
 
+#: Spend the whole time of a move (both ``minimax`` and ``champion``).
+SPEND_PARAM = Param(
+    "spend", bool, False,
+    doc="with a time: search until it is spent, keeping the best move of the iteration cut at the deadline",
+)
+
+
 def check_search_params(agent: Agent) -> None:
-    """Refuse the :data:`SEARCH_PARAMS` of ``agent`` that cannot go together."""
+    """Refuse the :data:`SEARCH_PARAMS` (and ``spend``) of ``agent`` that cannot go together."""
+    if agent.spend and agent.time is None:
+        raise ValueError(f"{agent.name}: spend spends a time; give a time, not depth or nodes")
     if agent.pvs and agent.mtdf:
         raise ValueError(f"{agent.name}: pvs and mtdf are two ways of narrowing the window; give one of them")
 
@@ -81,6 +90,13 @@ class Minimax(Agent):
             the phase, pending captures and the stability of the best move,
             and a clock, under one, sizes the moves instead.  False (the
             default): every move is searched for ``time``.
+        spend: with ``time``, search until the move's time (or, with
+            ``manage``, the time it is given) is spent: every iteration
+            that can start does, and the one cut at the deadline decides
+            once the last best move has been searched in it
+            (:meth:`AlphaBeta.search`).  False (the default): no iteration
+            starts that is predicted not to finish, so a searched move
+            takes about half to three quarters of its time.
         pvs: principal variation search with aspiration windows
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).
@@ -125,6 +141,7 @@ class Minimax(Agent):
               doc="plies of capture extensions beyond the depth limit (0: none)"),
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
+        SPEND_PARAM,
         *SEARCH_PARAMS,
     )
 
@@ -188,14 +205,15 @@ class Minimax(Agent):
                                        pvs=self.pvs, reductions=self.reductions, killers=self.killers,
                                        iid=self.iid, mtdf=self.mtdf, table_bits=self.table)
         if self._manager is None:
-            self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes)
+            self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes, spend=self.spend)
         else:
             legal = game.legal_actions
             if len(legal) == 1:
                 self.last_search = None
                 return legal[0]  # nothing to decide: no time spent, none banked
             allowance = self._manager.allowance(game)
-            self.last_search = self._searcher.search(game, self.depth, allowance.limit, plan=allowance.plan)
+            self.last_search = self._searcher.search(game, self.depth, allowance.limit, plan=allowance.plan,
+                                                     spend=self.spend)
             self._manager.spent(self.last_search.seconds)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]

@@ -21,7 +21,7 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["available_memory", "available_cores", "Chunks", "stop_on_signal"]
+__all__ = ["available_memory", "available_cores", "Chunks", "stop_on_signal", "stop_at"]
 
 #: Seconds a chunk of compiled work aims to last: a Ctrl-C is honoured within about this long.
 CHUNK_SECONDS = 0.2
@@ -149,3 +149,53 @@ class stop_on_signal:  # noqa: N801 - used like a function, as a context manager
                 _ACTIVE.pop(id(self), None)
         if self._entry[3][0] and exc[0] is None:
             raise KeyboardInterrupt
+
+
+# --------------------------------------------------------------------------- deadlines inside kernels
+
+_ALARMS: Dict[int, Tuple[float, np.ndarray, int, int]] = {}  # the armed deadlines, by block
+_ALARM_CHANGED = threading.Condition()
+_ALARM_THREAD: Optional[threading.Thread] = None
+_RESTATE = 0.001  # seconds between writes once a deadline has passed (a kernel may have rewritten the entry)
+
+
+def _ring() -> None:
+    """The alarm thread: from each armed deadline on, write its stop value until the block ends."""
+    with _ALARM_CHANGED:
+        while True:
+            now = time.perf_counter()
+            due = [alarm for alarm in _ALARMS.values() if alarm[0] <= now]
+            for _, array, index, value in due:
+                array[index] = value
+            pending = [alarm[0] - now for alarm in _ALARMS.values() if alarm[0] > now]
+            wait = _RESTATE if due else min(pending, default=None)
+            _ALARM_CHANGED.wait(wait)
+
+
+class stop_at:  # noqa: N801 - used like a function, as a context manager
+    """While the block runs, ``array[index] = value`` is written from the moment ``at`` (``time.perf_counter``) on.
+
+    A compiled kernel that polls ``array[index]`` (and releases the GIL) then
+    stops within about a millisecond of the deadline.  The value is written
+    again every millisecond after it, so a kernel started late in the block
+    that resets the entry is stopped too.  One thread serves every block.
+    """
+
+    __slots__ = ("_alarm",)
+
+    def __init__(self, array: np.ndarray, index: int, value: int, at: float) -> None:
+        self._alarm = (float(at), array, index, value)
+
+    def __enter__(self) -> None:
+        global _ALARM_THREAD
+        with _ALARM_CHANGED:
+            if _ALARM_THREAD is None:
+                _ALARM_THREAD = threading.Thread(target=_ring, name="awale-deadline", daemon=True)
+                _ALARM_THREAD.start()
+            _ALARMS[id(self)] = self._alarm
+            _ALARM_CHANGED.notify()
+
+    def __exit__(self, *exc: object) -> None:
+        with _ALARM_CHANGED:
+            _ALARMS.pop(id(self), None)
+            _ALARM_CHANGED.notify()

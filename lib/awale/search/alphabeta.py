@@ -102,14 +102,15 @@ of the plain search.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import time as _time
-from typing import Callable, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, ContextManager, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
-from ..core._guard import stop_on_signal
+from ..core._guard import stop_at, stop_on_signal
 from ..core._jit import jit
 from ..knowledge.endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
 from ..knowledge.evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
@@ -152,6 +153,7 @@ MAX_NODES = 10**12
 _BIG = 1 << 24  # beyond every score: the open window
 _INFINITE = 1 << 30  # the depth of a search to the end of the game; it is never decremented
 _UNLIMITED = 1 << 62  # a node budget never reached
+_UNSEARCHED = -_BIG - 1  # the value of a root action not yet searched in a cut iteration
 _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, compiled or not
 
 # Entries of the control array shared by Python and the kernels.
@@ -659,6 +661,23 @@ def _growth(last: float, previous: float) -> float:
     return min(max(last / previous if previous > 0 else 4.0, 1.0), 8.0)
 
 
+def _cut_iteration(actions: Sequence[int], values: np.ndarray, low: int, found: tuple) -> tuple:
+    """What an iteration cut at the deadline adds to ``found``, the result of the last completed one.
+
+    Each root action searched before the cut has its value at the new depth (exact, or an upper bound below
+    the best one's).  Once one of ``found``'s best actions is among them, the best of them is at least as good
+    at the new depth, so they decide; otherwise ``found`` stands, as it does when every value searched fell
+    below the root's window (``low``) and so is only a bound.
+    """
+    searched = {action: int(v) for action, v in zip(actions, values) if v != _UNSEARCHED}
+    if not any(action in searched for action in found[1]):
+        return found
+    value = max(searched.values())
+    if value <= low:
+        return found
+    return (value, tuple(sorted(a for a, v in searched.items() if v == value)), found[2], False)
+
+
 def _check_depth(depth) -> int:
     """The depth for the kernels: ``depth`` checked, or ``_INFINITE`` for None."""
     if depth is None:
@@ -851,7 +870,7 @@ class AlphaBeta:
         """
         ctl = self._ctl
         moves = np.array(game.legal_actions, dtype=np.int64)
-        values = np.zeros(len(moves), dtype=np.int64)
+        values = np.full(len(moves), _UNSEARCHED, dtype=np.int64)
         plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + self.quiescence)
         ctl[_TIES] = ties
         ctl[_REACH] = 0 if depth == _INFINITE else depth + self.quiescence
@@ -947,7 +966,7 @@ class AlphaBeta:
 
     def search(
         self, game: Game, depth: Optional[int] = None, time: Optional[float] = None, nodes: Optional[int] = None,
-        plan: Optional[TimePlan] = None,
+        plan: Optional[TimePlan] = None, spend: bool = False,
     ) -> SearchResult:
         """The best actions of ``game`` by iterative deepening.
 
@@ -972,6 +991,14 @@ class AlphaBeta:
                 No iteration starts that is predicted to end after that
                 (none at all if it is already past), while ``time`` stays
                 the hard limit at which an iteration is abandoned.
+            spend: with ``time``, spend all of it (or all the plan sets):
+                every iteration that can start before the deadline starts,
+                and the one cut at the deadline still counts once the best
+                action of the last completed iteration has been searched in
+                it: its best action among those searched is played (the
+                result's ``depth`` stays that of the last completed
+                iteration).  False (the default): as described under
+                ``time``, a searched move usually takes well under its time.
 
         Raises:
             ValueError: a bad game, depth, time, node budget or plan.
@@ -987,6 +1014,8 @@ class AlphaBeta:
             nodes = int(nodes)
         if plan is not None and (time is None or not callable(plan)):
             raise ValueError(f"a time plan must be a callable given with a time, got {plan!r} with time={time!r}")
+        if spend and time is None:
+            raise ValueError("spend needs a time: it spends the whole of it")
         start = _time.perf_counter()
         self._start()
         if time is None and nodes is None and depth is None:
@@ -1001,28 +1030,39 @@ class AlphaBeta:
         done = []  # the iterations completed, for the plan
         for iteration in schedule:
             budget = _UNLIMITED
+            cut: ContextManager[None] = contextlib.nullcontext()
+            low = -_BIG  # the lower end of the root's window in the last search of this iteration
             if found is not None and time is not None:
                 now = _time.perf_counter()
-                if soft is not None and start + soft - now <= last * _growth(last, previous):
-                    break  # the next iteration would not finish in time
-                budget = max(1, min(int(rate * (start + time - now)), _UNLIMITED))  # abandon it at the deadline
+                if spend:
+                    if now >= start + soft:
+                        break
+                    cut = stop_at(self._ctl, _BUDGET, -1, start + soft)  # the iteration is cut at the deadline
+                else:
+                    if soft is not None and start + soft - now <= last * _growth(last, previous):
+                        break  # the next iteration would not finish in time
+                    budget = max(1, min(int(rate * (start + time - now)), _UNLIMITED))  # abandon it at the deadline
             if found is not None and nodes is not None:
                 left_nodes = nodes - int(self._ctl[_NODES])
                 if left_nodes <= spent * _growth(spent, spent_before):
                     break  # the next iteration would not fit in the nodes left
                 budget = min(budget, left_nodes)
             begun, before = _time.perf_counter(), int(self._ctl[_NODES])
-            if self.pvs and found is not None:  # aspiration: a window around the last iteration's value
-                window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
-                value, values, status, exact = self._run(game, iteration, True, budget, window)
-                if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
-                    budget = self._left(budget, before)
+            with cut:
+                if self.pvs and found is not None:  # aspiration: a window around the last iteration's value
+                    window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
+                    low = window[0]
+                    value, values, status, exact = self._run(game, iteration, True, budget, window)
+                    if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
+                        budget, low = self._left(budget, before), -_BIG
+                        value, values, status, exact = self._run(game, iteration, True, budget)
+                elif self.mtdf and found is not None:
+                    value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
+                else:
                     value, values, status, exact = self._run(game, iteration, True, budget)
-            elif self.mtdf and found is not None:
-                value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
-            else:
-                value, values, status, exact = self._run(game, iteration, True, budget)
             if status != _RUNNING:
+                if spend and status == _OUT_OF_NODES and found is not None:
+                    found = _cut_iteration(game.legal_actions, values, low, found)
                 break
             previous, last = last, _time.perf_counter() - begun
             spent_before, spent = spent, int(self._ctl[_NODES]) - before
