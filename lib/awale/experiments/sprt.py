@@ -44,6 +44,12 @@ tester do, for Awale agents:
   with a normal 95 % interval from the variance of the pair scores (the
   pentanomial variance, as fastchess reports it), turned into logistic Elo.
 
+The arithmetic (counts, LLR, estimate, :class:`SPRT` and its :class:`Verdict`) is in
+:mod:`awale.experiments.pentanomial`, the openings and the keys of a pair in
+:mod:`awale.experiments.openings`; this module plays a test (:class:`TestPlan`,
+:func:`sequential`, :func:`stored_verdict`), and the public names of all three are
+importable from here.
+
 References:
     Wald, A. (1945). Sequential tests of statistical hypotheses. Annals of
     Mathematical Statistics 16(2), 117-186.
