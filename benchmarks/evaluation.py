@@ -13,14 +13,14 @@ time is measured by ``benchmarks/champion.py`` and the experiments.
 from __future__ import annotations
 
 import time
-from typing import Callable, List, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
 from awale import Game
-from awale.knowledge.evaluation import WEIGHTS, load_evaluation
+from awale.knowledge.evaluation import WEIGHTS, Evaluation, load_evaluation
 from awale.core.rules import seed_rng
-from awale.search.alphabeta import AlphaBeta
+from awale.search.alphabeta import AlphaBeta, Enhancements
 from awale.search.mcts import SearchConfig, SearchTree
 
 __all__ = ["run"]
@@ -44,12 +44,13 @@ def _positions() -> List[Game]:
     return found
 
 
-def _alphabeta(games: List[Game], **options) -> Tuple[float, int]:
-    """Positions per second and positions in all over the searches of ``games``."""
-    AlphaBeta(games[0].rules, **options)  # compile, or load, first
+def _alphabeta(games: List[Game], evaluation: Optional[Evaluation] = None, **options) -> Tuple[float, int]:
+    """Positions per second and positions in all over the searches of ``games`` (``options``: the enhancements)."""
+    enhancements = Enhancements(**options)
+    AlphaBeta(games[0].rules, evaluation=evaluation, enhancements=enhancements)  # compile, or load, first
     nodes, seconds = 0, 0.0
     for game in games:
-        searcher = AlphaBeta(game.rules, **options)
+        searcher = AlphaBeta(game.rules, evaluation=evaluation, enhancements=enhancements)
         start = time.perf_counter()
         nodes += searcher.search(game, DEPTH).nodes
         seconds += time.perf_counter() - start

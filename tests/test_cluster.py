@@ -20,7 +20,7 @@ import warnings
 import pandas as pd
 import pytest
 
-from awale.experiments import get_experiment, runner, status
+from awale.experiments import clusters, get_experiment, runner, status
 from awale.experiments.runner import MAX_GAMES, RunnerError, default_workers, pair_keys, round_robin_keys, run
 from awale.experiments.store import StoreError, count, load
 from conftest import TIMING, awale
@@ -165,7 +165,7 @@ def _http(connection):
 
 
 def test_a_silent_listener_fails_within_the_timeout(tmp_path, monkeypatch):
-    monkeypatch.setattr(runner, "CONNECT_SECONDS", 1.0)
+    monkeypatch.setattr(clusters, "CONNECT_SECONDS", 1.0)
     with listener(lambda connection: None) as address:
         with pytest.raises(RunnerError, match=f"the server at {address} did not greet like a Dask scheduler within 1 s"):
             in_thread(lambda: run(KEYS, tmp_path / "s.sqlite", "e", scheduler=address))
@@ -173,7 +173,7 @@ def test_a_silent_listener_fails_within_the_timeout(tmp_path, monkeypatch):
 
 @pytest.mark.parametrize("answer, message", [(_banner, "is not a Dask scheduler"), (_http, "did not greet")])
 def test_a_server_that_is_not_dask_is_refused(tmp_path, monkeypatch, answer, message):
-    monkeypatch.setattr(runner, "CONNECT_SECONDS", 2.0)
+    monkeypatch.setattr(clusters, "CONNECT_SECONDS", 2.0)
     with listener(answer) as address:
         with pytest.raises(RunnerError, match=message):
             in_thread(lambda: run(KEYS, tmp_path / "s.sqlite", "e", scheduler=address))
@@ -201,7 +201,7 @@ def dask_scheduler(tmp_path):
 
 
 def test_a_scheduler_without_workers_says_so_and_gives_up(tmp_path, monkeypatch, capfd):
-    monkeypatch.setattr(runner, "WORKERS_SECONDS", 2.0)
+    monkeypatch.setattr(clusters, "WORKERS_SECONDS", 2.0)
     with dask_scheduler(tmp_path) as (address, _):
         with pytest.raises(RunnerError, match=f"no worker joined the Dask scheduler at {address} within 2 s"):
             in_thread(lambda: run(KEYS, tmp_path / "s.sqlite", "e", scheduler=address))

@@ -123,6 +123,21 @@ def test_comparisons_with_the_exact_search(small):
     assert checks.compare(broken, index, searcher).status == "unexplained"
 
 
+def test_the_positions_drawn_for_the_analyses():
+    """Greedy games stop at their first position of few seeds and two moves; random games give every such one."""
+    from awale.core.positions import random_game_positions
+
+    drawn = checks.greedy_positions(Rules(), 15, 6)
+    assert len(drawn) == 6 and [g.pits for g in drawn] == [g.pits for g in checks.greedy_positions(Rules(), 15, 6)]
+    assert all(sum(g.pits) <= 15 and len(g.legal_actions) > 1 and not g.game_finished for g in drawn)
+    every = random_game_positions(15, 5, np.random.default_rng(7))
+    assert every and all(sum(g.pits) <= 15 and not g.game_finished for g in every)
+    assert [g.pits for g in every] == [g.pits for g in random_game_positions(15, 5, np.random.default_rng(7))]
+    first = random_game_positions(15, 1, np.random.default_rng(7))
+    assert [g.pits for g in first] == [g.pits for g in every[: len(first)]]  # one game's positions, then the next's
+    assert all(b.plies > a.plies for a, b in zip(first, first[1:]))  # every ply of the game, in order
+
+
 def test_a_repetition_explains_a_disagreement():
     database = egb.build(SMALL, 6)
     searcher = AlphaBeta(SMALL)

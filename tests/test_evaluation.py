@@ -215,3 +215,21 @@ def test_the_committed_weights_are_what_the_fit_gives():
             capture_output=True, text=True,
         )
         assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_the_fit_helpers(tmp_path):
+    """The held-out games are drawn from the seed, the stored positions keep their bounds, and a check of weights
+    says how far they are from a file's."""
+    from awale.offline import evaluation_fit as fit
+
+    held = fit.held_out_games(1000)
+    assert held.dtype == bool and (held == fit.held_out_games(1000)).all() and 150 < held.sum() < 250
+    store = os.path.join(ROOT, "data", "experiments.sqlite")
+    positions = fit.stored_positions(store, "solver", 20, least=10)
+    assert positions and all(10 <= sum(g.pits) <= 20 and not g.game_finished for g in positions)
+    path = tmp_path / "weights.json"
+    path.write_text(json.dumps({"weights": [0.5, -1.0]}))
+    agrees, line = fit.check_weights(path, [0.5, -1.0000001])
+    assert agrees and line == "largest difference from the committed weights: 1.00e-07"
+    assert fit.check_weights(path, [0.5, -1.1])[0] is False
+    assert fit.check_weights(path, [0.5]) == (False, "1 weights fitted, 2 committed")

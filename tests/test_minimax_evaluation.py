@@ -9,7 +9,7 @@ from awale import Game, Rules
 from awale.agents import parse
 from awale.knowledge.evaluation import load_evaluation
 from awale.play.match import play
-from awale.search.alphabeta import EVAL_SCALE, MAX_QUIESCENCE, WIN, AlphaBeta
+from awale.search.alphabeta import EVAL_SCALE, MAX_QUIESCENCE, WIN, AlphaBeta, Enhancements
 from conftest import random_positions
 
 EVALUATION = load_evaluation()
@@ -74,14 +74,16 @@ def test_evaluated_values_equal_plain_minimax(depth):
 @pytest.mark.parametrize("depth, quiescence", [(1, 2), (2, 3)])
 def test_quiescence_values_equal_plain_minimax(depth, quiescence):
     for game in positions(6, seed=10 + depth):
-        searcher = AlphaBeta(Rules(), evaluation=EVALUATION, quiescence=quiescence)  # fresh table each time
+        # a fresh table each time
+        searcher = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(quiescence=quiescence))
         found = searcher.search(game, depth)
         assert found.value == plain_minimax(game, depth, depth + quiescence), repr(game)
 
 
 @pytest.mark.parametrize("depth, quiescence", [(3, 0), (3, 2)])
 def test_principal_variation_search_gives_plain_minimax_values_and_best_actions(depth, quiescence):
-    searcher = AlphaBeta(Rules(), evaluation=EVALUATION, quiescence=quiescence, pvs=True)  # one table throughout
+    enhancements = Enhancements(quiescence=quiescence, pvs=True)
+    searcher = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=enhancements)  # one table throughout
     for game in positions(6, seed=20 + depth + quiescence):
         found = searcher.search(game, depth)  # iterative deepening: aspiration windows from depth 2 on
         values = {a: -plain_minimax(game.step(a)[0], depth - 1, depth + quiescence, 1) for a in game.legal_actions}
@@ -91,7 +93,7 @@ def test_principal_variation_search_gives_plain_minimax_values_and_best_actions(
 
 def test_principal_variation_search_solves_as_the_plain_search():
     for game in random_positions(3, 2, 12, seed=7):
-        plain, scout = AlphaBeta(game.rules), AlphaBeta(game.rules, pvs=True)
+        plain, scout = AlphaBeta(game.rules), AlphaBeta(game.rules, enhancements=Enhancements(pvs=True))
         assert scout.solve(game) == plain.solve(game), repr(game)
         assert set(scout.search(game).best_actions) == set(plain.search(game).best_actions), repr(game)
 
@@ -99,14 +101,15 @@ def test_principal_variation_search_solves_as_the_plain_search():
 def test_late_move_reductions_solve_as_the_plain_search():
     """A search to the end has no depth to reduce: the same exact values and best actions."""
     for game in random_positions(3, 2, 12, seed=8):
-        plain, reduced = AlphaBeta(game.rules), AlphaBeta(game.rules, reductions=True, pvs=True)
+        plain = AlphaBeta(game.rules)
+        reduced = AlphaBeta(game.rules, enhancements=Enhancements(reductions=True, pvs=True))
         assert reduced.solve(game) == plain.solve(game), repr(game)
         assert set(reduced.search(game).best_actions) == set(plain.search(game).best_actions), repr(game)
 
 
 def test_late_move_reductions_need_depth_to_reduce_and_then_save_nodes():
     plain = AlphaBeta(Rules(), evaluation=EVALUATION)
-    reduced = AlphaBeta(Rules(), evaluation=EVALUATION, reductions=True)
+    reduced = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(reductions=True))
     for game in positions(8, seed=30):
         for depth in (1, 2):  # a child needs two plies left to be searched one less deep
             assert reduced.action_values(game, depth) == plain.action_values(game, depth), repr(game)
@@ -120,7 +123,7 @@ def test_killer_moves_only_reorder_the_plain_search(depth):
     """Killers change the order of quiet moves, not the values or the best actions of a fixed-depth search.
 
     (Without quiescence, whose values a table shared by iterations can change, killers or not.)"""
-    killers = AlphaBeta(Rules(), evaluation=EVALUATION, killers=True)  # one table, kept
+    killers = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(killers=True))  # one table, kept
     for game in positions(6, seed=40 + depth):
         found = killers.search(game, depth)
         assert_plain_search(found, game, depth)
@@ -128,7 +131,7 @@ def test_killer_moves_only_reorder_the_plain_search(depth):
 
 def test_killer_moves_change_the_nodes_searched_and_are_forgotten_between_searches():
     plain = AlphaBeta(Rules(), evaluation=EVALUATION)
-    killers = AlphaBeta(Rules(), evaluation=EVALUATION, killers=True)
+    killers = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(killers=True))
     differ = 0
     for game in positions(8, seed=50):
         plain.clear()
@@ -148,7 +151,7 @@ def test_iid_and_mtdf_keep_the_values_and_best_actions_of_the_plain_search(optio
     """Internal iterative deepening only reorders moves; MTD(f) finds the same value by null windows and then
     the same ties.  One table throughout, iterative deepening from depth 1 (IID acts below the root from four
     plies left: here at the root's children)."""
-    searcher = AlphaBeta(Rules(), evaluation=EVALUATION, **options)
+    searcher = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(**options))
     for game in positions(5, seed=60 + depth):
         found = searcher.search(game, depth)
         assert_plain_search(found, game, depth)
@@ -161,13 +164,13 @@ def test_iid_and_mtdf_solve_as_the_plain_search_and_change_the_nodes():
         plain = AlphaBeta(game.rules).search(game, 40)
         solved += plain.exact
         for options in (dict(iid=True), dict(mtdf=True)):
-            found = AlphaBeta(game.rules, **options).search(game, 40)
+            found = AlphaBeta(game.rules, enhancements=Enhancements(**options)).search(game, 40)
             assert (found.value, found.best_actions, found.depth, found.exact) == (
                 plain.value, plain.best_actions, plain.depth, plain.exact), repr(game)
     assert solved >= 4
     plain = AlphaBeta(Rules(), evaluation=EVALUATION)
-    iid = AlphaBeta(Rules(), evaluation=EVALUATION, iid=True)
-    mtdf = AlphaBeta(Rules(), evaluation=EVALUATION, mtdf=True)
+    iid = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(iid=True))
+    mtdf = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(mtdf=True))
     differ = {"iid": 0, "mtdf": 0}
     for game in positions(6, seed=70):
         for searcher in (plain, iid, mtdf):
@@ -181,7 +184,7 @@ def test_iid_and_mtdf_solve_as_the_plain_search_and_change_the_nodes():
 
 
 def test_mtdf_stopped_by_its_node_budget_keeps_the_last_iteration():
-    mtdf = AlphaBeta(Rules(), evaluation=EVALUATION, mtdf=True)
+    mtdf = AlphaBeta(Rules(), evaluation=EVALUATION, enhancements=Enhancements(mtdf=True))
     for game in positions(4, seed=80):
         found = mtdf.search(game, nodes=3000)  # the budget runs out inside some iteration's passes
         # (the kernel checks the budget as it enters a position, then counts its leaf children: a few over)
@@ -209,7 +212,7 @@ def test_exact_values_do_not_depend_on_the_evaluation():
     plain = AlphaBeta(rules)
     for evaluation in (EVALUATION, load_evaluation(WEIGHTS["kroo"])):  # nine features, and eleven
         for quiescence in (0, 3):
-            evaluated = AlphaBeta(rules, evaluation=evaluation, quiescence=quiescence)
+            evaluated = AlphaBeta(rules, evaluation=evaluation, enhancements=Enhancements(quiescence=quiescence))
             game = Game(rules=rules)
             assert evaluated.solve(game) == plain.solve(game)
 
@@ -237,24 +240,28 @@ def test_agent_options_and_bad_values():
         with pytest.raises(ValueError):
             parse(spec)
     with pytest.raises(ValueError, match="quiescence"):
-        AlphaBeta(Rules(), quiescence=2.5)
+        Enhancements(quiescence=2.5)
+    with pytest.raises(ValueError, match="quiescence"):
+        Enhancements(quiescence=MAX_QUIESCENCE + 1)
+    with pytest.raises(ValueError, match="enhancements must be"):
+        AlphaBeta(Rules(), enhancements=dict(pvs=True))
     with pytest.raises(ValueError, match="evaluation"):
         AlphaBeta(Rules(), evaluation=[1.0] * 9)
     with pytest.raises(ValueError, match="pvs"):
-        AlphaBeta(Rules(), pvs=1)
+        Enhancements(pvs=1)
     with pytest.raises(ValueError, match="reductions"):
-        AlphaBeta(Rules(), reductions="yes")
+        Enhancements(reductions="yes")
     with pytest.raises(ValueError, match="killers"):
-        AlphaBeta(Rules(), killers=1)
+        Enhancements(killers=1)
     assert str(parse("champion(time=0.1, killers=False)")) == "champion(time=0.1)"
     with pytest.raises(ValueError, match="killers"):
         parse("champion(killers=2)")
     for name in ("iid", "mtdf"):
         with pytest.raises(ValueError, match=name):
-            AlphaBeta(Rules(), **{name: 1})
+            Enhancements(**{name: 1})
         assert str(parse(f"champion(time=0.1, {name}=False)")) == "champion(time=0.1)"
         assert str(parse(f"champion(time=0.1, {name}=True)")) == f"champion(time=0.1, {name}=True)"
-    for make in (lambda: AlphaBeta(Rules(), pvs=True, mtdf=True), lambda: parse("champion(pvs=True, mtdf=True)"),
+    for make in (lambda: Enhancements(pvs=True, mtdf=True), lambda: parse("champion(pvs=True, mtdf=True)"),
                  lambda: parse("minimax(time=0.1, pvs=True, mtdf=True)")):
         with pytest.raises(ValueError, match="pvs and mtdf"):
             make()

@@ -17,7 +17,7 @@ from awale.agents import parse
 from awale.core._guard import stop_at
 from awale.core.positions import sample_positions
 from awale.search import alphabeta
-from awale.search.alphabeta import AlphaBeta
+from awale.search.alphabeta import AlphaBeta, Enhancements
 
 
 def middle_games(count, seed=5):
@@ -26,7 +26,7 @@ def middle_games(count, seed=5):
 
 @pytest.mark.parametrize("options", [{}, {"pvs": True}, {"reductions": True, "quiescence": 1}])
 def test_a_spending_search_takes_at_least_nine_tenths_of_its_time(options):
-    searcher = AlphaBeta(Game().rules, **options)
+    searcher = AlphaBeta(Game().rules, enhancements=Enhancements(**options))
     for game in middle_games(4):
         found = searcher.search(game, time=0.04, spend=True)
         assert found.seconds >= 0.9 * 0.04, (game, found)

@@ -15,7 +15,7 @@ from awale.agents.timing import (
 from awale.knowledge.evaluation import load_evaluation
 from awale.play.match import play
 from awale.search import alphabeta
-from awale.search.alphabeta import WIN, AlphaBeta, Iteration, SearchResult
+from awale.search.alphabeta import WIN, AlphaBeta, Enhancements, Iteration, SearchResult
 
 from conftest import position
 
@@ -183,7 +183,7 @@ def test_a_settled_search_stops_before_the_fixed_one(monkeypatch):
     monkeypatch.setattr(alphabeta, "_time", Ticks())  # a reading of the clock is a millisecond: no real time
     budget = 0.03  # about ten iterations of the fixed search, three readings each
     game = position([1, 0, 4, 3, 0, 4], [1, 1, 1, 0, 15, 1], (10, 7))
-    searcher = AlphaBeta(game.rules, evaluation=load_evaluation(), quiescence=4)
+    searcher = AlphaBeta(game.rules, evaluation=load_evaluation(), enhancements=Enhancements(quiescence=4))
     fixed = searcher.search(game, time=budget)
     searcher.clear()
     seen = []

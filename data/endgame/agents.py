@@ -1,12 +1,12 @@
 """Score agents against perfect play: ``python data/endgame/agents.py --db endgame15.db``.
 
-Positions come from games between ``greedy(eps=0.2)`` players (seeded), taken at
-the first ply with at most the database's seeds on the board and the player to
-move with two moves or more.  For each agent and position, the move it picks is
-compared with the database: an *error* is a move whose value is below the best,
-and the *seeds lost* are the difference; a *result error* is a move whose result
-(win, draw or loss, given the seeds already captured: the sign of the captured lead
-plus the move's value, by the captures question of chapter 6) is below the best.
+Positions come from games between ``greedy(eps=0.2)`` players (seeded), taken at the first ply with
+at most the database's seeds on the board and the player to move with two moves or more
+(``awale.offline.endgame_checks.greedy_positions``).  For each agent and position, the move it picks
+is compared with the database: an *error* is a move whose value is below the best, and the *seeds
+lost* are the difference; a *result error* is a move whose result (win, draw or loss, given the
+seeds already captured: the sign of the captured lead plus the move's value, by the captures
+question of chapter 6) is below the best.
 Writes ``agents.csv`` beside this script (or ``--out``), with the sum of the squared seeds lost
 (for their variance) and the seconds each agent took over all the positions.
 """
@@ -15,9 +15,9 @@ import argparse
 import os
 import time
 
-from awale import Game
-from awale.knowledge import endgame as eg
 from awale.agents import parse
+from awale.knowledge import endgame as eg
+from awale.offline.endgame_checks import greedy_positions
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 AGENTS = [
@@ -32,20 +32,6 @@ AGENTS = [
 ]
 
 
-def positions(database, count):
-    found, seed = [], 0
-    while len(found) < count:
-        seed += 1
-        players = [parse(f"greedy(eps=0.2, seed={seed})"), parse(f"greedy(eps=0.2, seed={seed + 10**6})")]
-        game = Game(rules=database.rules)
-        while not game.game_finished:
-            if sum(game.pits) <= database.seeds and len(game.legal_actions) > 1:
-                found.append(game)
-                break
-            game = game.step(players[game.current_player].act(game))[0]
-    return found
-
-
 def _sign(x):
     return (x > 0) - (x < 0)
 
@@ -57,7 +43,7 @@ def main():
     parser.add_argument("--out", default=os.path.join(HERE, "agents.csv"))
     args = parser.parse_args()
     database = eg.load(args.db)
-    games = positions(database, args.positions)
+    games = greedy_positions(database.rules, database.seeds, args.positions)
     rows = []
     for family, spec, budget in AGENTS:
         errors = lost = squares = wrong = 0

@@ -28,11 +28,8 @@ import time
 
 import numpy as np
 
-from awale import Game
 from awale.knowledge import endgame as eg
 from awale.knowledge.evaluation import FEATURES, WEIGHTS_PATH, features, load_evaluation
-from awale.experiments import load
-from awale.experiments.store import decode_moves, rules_from_text
 from awale.offline import evaluation_fit as fit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -53,18 +50,6 @@ def leads_by_seeds(states):
     other = np.where(mover == 0, states[:, size + 1], states[:, size])
     lead = own - other
     return {int(s): lead[on_board == s] for s in np.unique(on_board)}
-
-
-def game_positions(store, experiment, high):
-    """The positions with ``LOW`` to ``high`` seeds on the board of the games of ``experiment``."""
-    found = []
-    for row in load(store, experiment).itertuples():
-        game = Game(rules=rules_from_text(row.rules))
-        for action in decode_moves(row.moves):
-            if LOW <= sum(game.pits) <= high:
-                found.append(game)
-            game = game.step(action)[0]
-    return found
 
 
 def drawn_positions(database, per_layer, leads, rng, high):
@@ -109,14 +94,12 @@ def main():
     held = rng.random(len(targets)) < HELD_OUT
     perfect = fit.fit(x[~held], targets[~held], fit.PENALTY)
 
-    train = ~(np.random.default_rng(fit.SEED).random(n_games) < fit.HELD_OUT)[ids]
-    games_x = features(states)
-    columns = {"constant": [0], "captures": [0, FEATURES.index("captures")]}
-    baselines = {name: (cols, fit.fit(games_x[train][:, cols], y[train], fit.PENALTY)) for name, cols in columns.items()}
+    train = ~fit.held_out_games(n_games)[ids]
+    baselines = fit.fit_baselines(features(states), y, train)
     models = {"perfect": (list(range(len(FEATURES))), perfect),
               "evaluation": (list(range(len(FEATURES))), np.asarray(load_evaluation().weights)), **baselines}
 
-    knowledge = fit.distinct(game_positions(args.store, "knowledge", args.seeds))
+    knowledge = fit.distinct(fit.stored_positions(args.store, "knowledge", args.seeds, LOW))
     known_x = features(np.array([g._state for g in knowledge]))
     known_y = np.array([fit.exact_result(database, g) for g in knowledge])
     known_seeds = np.array([sum(g.pits) for g in knowledge])

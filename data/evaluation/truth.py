@@ -27,11 +27,10 @@ import time
 
 import numpy as np
 
-from awale import Game, Rules
+from awale import Rules
+from awale.core.positions import random_game_positions
 from awale.knowledge.endgame_cache import endgame_database
-from awale.knowledge.evaluation import FEATURES, features, load_evaluation
-from awale.experiments import load
-from awale.experiments.store import decode_moves, rules_from_text
+from awale.knowledge.evaluation import features, load_evaluation
 from awale.offline import evaluation_fit as fit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -42,35 +41,6 @@ SEED = 7
 BUCKETS = ((1, 5), (6, 10), (11, 15), (1, 15))
 
 
-def _on_board(game):
-    return sum(game.pits)
-
-
-def random_positions(games, seed):
-    """The positions with at most SEEDS seeds on the board of ``games`` random games from the start."""
-    rng = np.random.default_rng(seed)
-    found = []
-    for _ in range(games):
-        game = Game(Rules())
-        while not game.game_finished:
-            if _on_board(game) <= SEEDS:
-                found.append(game)
-            game = game.step(int(rng.choice(game.legal_actions)))[0]
-    return found
-
-
-def game_positions(store, experiment):
-    """The positions with at most SEEDS seeds on the board of the games of ``experiment``."""
-    found = []
-    for row in load(store, experiment).itertuples():
-        game = Game(rules=rules_from_text(row.rules))
-        for action in decode_moves(row.moves):
-            if _on_board(game) <= SEEDS:
-                found.append(game)
-            game = game.step(action)[0]
-    return found
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--store", default=STORE, help="the store of games (default: data/experiments.sqlite)")
@@ -78,25 +48,19 @@ def main():
     args = parser.parse_args()
     start = time.time()
     states, y, ids, _, n_games = fit.positions(args.store)
-    held = np.random.default_rng(fit.SEED).random(n_games) < fit.HELD_OUT
-    train = ~held[ids]
-    x = features(states)
-    baselines = {
-        "constant": [0],
-        "captures": [0, FEATURES.index("captures")],
-    }
-    weights = {name: (cols, fit.fit(x[train][:, cols], y[train], fit.PENALTY)) for name, cols in baselines.items()}
+    train = ~fit.held_out_games(n_games)[ids]
+    weights = fit.fit_baselines(features(states), y, train)
     evaluation = np.asarray(load_evaluation().weights)
     database = endgame_database(str(SEEDS), Rules())
     sources = {
-        "random play": fit.distinct(random_positions(RANDOM_GAMES, SEED)),
-        "knowledge games": fit.distinct(game_positions(args.store, "knowledge")),
+        "random play": fit.distinct(random_game_positions(SEEDS, RANDOM_GAMES, np.random.default_rng(SEED), Rules())),
+        "knowledge games": fit.distinct(fit.stored_positions(args.store, "knowledge", SEEDS)),
     }
     rows = []
     for source, games in sources.items():
         xs = features(np.array([g._state for g in games]))
         ys = np.array([fit.exact_result(database, g) for g in games])
-        board = np.array([_on_board(g) for g in games])
+        board = np.array([sum(g.pits) for g in games])
         logits = {"evaluation": xs @ evaluation}
         logits.update({name: xs[:, cols] @ w for name, (cols, w) in weights.items()})
         for low, high in BUCKETS:

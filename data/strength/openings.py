@@ -20,7 +20,7 @@ import time
 
 from awale import Game
 from awale.knowledge.evaluation import load_evaluation
-from awale.search.alphabeta import EVAL_SCALE, AlphaBeta
+from awale.search.alphabeta import EVAL_SCALE, AlphaBeta, Enhancements
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 OUT = os.path.join(HERE, "..", "..", "lib", "awale", "knowledge", "openings.txt")
@@ -45,7 +45,7 @@ def lines(plies):
 
 def main():
     start = time.perf_counter()
-    searcher = AlphaBeta(Game().rules, evaluation=load_evaluation(), quiescence=QUIESCENCE)
+    searcher = AlphaBeta(Game().rules, evaluation=load_evaluation(), enhancements=Enhancements(quiescence=QUIESCENCE))
     seen = set()
     judged = []
     for moves, game in lines(PLIES):

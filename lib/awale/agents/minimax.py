@@ -14,7 +14,8 @@ import numpy as np
 from ..knowledge.evaluation import FEATURES, WEIGHTS, Evaluation, load_evaluation
 from ..core.game import Game
 from ..search.alphabeta import (
-    EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, SearchResult,
+    EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, Enhancements,
+    SearchResult,
 )
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
@@ -201,9 +202,10 @@ class Minimax(Agent):
         database = self._endgame.database(game.rules)
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
             evaluation = self._evaluation()
-            self._searcher = AlphaBeta(game.rules, endgame=database, evaluation=evaluation, quiescence=self.quiescence,
-                                       pvs=self.pvs, reductions=self.reductions, killers=self.killers,
-                                       iid=self.iid, mtdf=self.mtdf, table_bits=self.table)
+            enhancements = Enhancements(quiescence=self.quiescence, pvs=self.pvs, reductions=self.reductions,
+                                        killers=self.killers, iid=self.iid, mtdf=self.mtdf)
+            self._searcher = AlphaBeta(game.rules, table_bits=self.table, endgame=database, evaluation=evaluation,
+                                       enhancements=enhancements)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes, spend=self.spend)
         else:

@@ -1,7 +1,8 @@
-"""Random positions of the late game: seeded random play stopped at the first position with few seeds left.
+"""Random positions of the late game, from seeded games of uniformly random moves.
 
-The benchmarks, the tests and the data scripts of the endgame database draw their positions here, so that "random
-positions with at most S seeds" means one thing.
+:func:`sample_positions` stops each game at its first position with few seeds left; :func:`random_game_positions`
+keeps every such position of each game.  The benchmarks, the tests and the data scripts draw their positions here,
+so that "random positions with at most S seeds" means one thing.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from .game import Game
 from .rules import Rules
 
-__all__ = ["sample_positions"]
+__all__ = ["sample_positions", "random_game_positions"]
 
 
 def sample_positions(seeds: int, count: int, rng: np.random.Generator, rules: Optional[Rules] = None,
@@ -32,4 +33,23 @@ def sample_positions(seeds: int, count: int, rng: np.random.Generator, rules: Op
             game = game.step(int(rng.choice(game.legal_actions)))[0]
         if not game.game_finished and sum(game.pits) >= least and len(game.legal_actions) > 1:
             found.append(game)
+    return found
+
+
+def random_game_positions(seeds: int, games: int, rng: np.random.Generator,
+                          rules: Optional[Rules] = None) -> List[Game]:
+    """Every position with at most ``seeds`` seeds on the board, the game not over, of ``games`` games of uniform
+    legal moves drawn from ``rng``, each played from the start to its end; in the order they were met (a position
+    met twice is kept twice).
+
+    Raises:
+        ValueError: bad rules.
+    """
+    found: List[Game] = []
+    for _ in range(games):
+        game = Game(rules=rules)
+        while not game.game_finished:
+            if sum(game.pits) <= seeds:
+                found.append(game)
+            game = game.step(int(rng.choice(game.legal_actions)))[0]
     return found

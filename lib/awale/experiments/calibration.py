@@ -31,7 +31,7 @@ Which budgets take equal time is a measurement, made here:
   do, so each such pairing is refitted on its own games.
 
 ``python -m awale experiment calibrate`` runs the check on the reader's machine,
-``--fit`` finds the budgets anew (as :data:`awale.experiments.catalog.CURVE_BUDGETS`
+``--fit`` finds the budgets anew (as :data:`awale.experiments.budgets.CURVE_BUDGETS`
 were found; ``data/curves/calibration.csv``) and ``--replay K`` (or ``all``)
 times stored games, one process per core (``--workers``);
 :func:`replayed_times` pools the replays recorded in a file.  Idle cores
@@ -59,7 +59,7 @@ from .store import decode_moves, load, rules_from_text
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .catalog import Experiment
+    from .design import Experiment
 
 __all__ = [
     "FAMILIES",
@@ -421,7 +421,7 @@ def replay_times(
     """Replay ``games`` stored games of each pairing of ``experiment`` (a seeded sample; None: all) and time both sides.
 
     The games are those of the experiment's keys
-    (:meth:`~awale.experiments.catalog.Experiment.pairing_games`).  The agents are made
+    (:meth:`~awale.experiments.design.Experiment.pairing_games`).  The agents are made
     as :func:`awale.play.match.play` made them for the stored game, so they play
     the stored moves again; each move is timed by the wall clock and by the
     process's CPU clock, the moves of an opening (games from openings) left

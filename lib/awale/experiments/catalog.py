@@ -117,23 +117,36 @@ accordingly).
 ``greedy(eps)`` is the probability of a random move.  The thesis kept
 "ε = 0.95" meaning, in its text, a greedy move 95 % of the time; its
 champion here is ``greedy(eps=0.05)``.
+
+What an experiment is (:class:`~awale.experiments.design.Experiment`) is
+defined in :mod:`awale.experiments.design`, the calibrated budgets in
+:mod:`awale.experiments.budgets`, and what the stored games show
+(:func:`~awale.experiments.tally.status`, :func:`~awale.experiments.tally.results`,
+:func:`~awale.experiments.tally.standings`) in :mod:`awale.experiments.tally`;
+their names are importable from here too.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import math
-from typing import TYPE_CHECKING, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, Dict, List, Sequence, Tuple
 
 from ..agents import parse
-from ..agents.opening import split_opening
-from ..core.rules import Rules
 from ..search.parallel import SCHEMES
+from .budgets import (
+    CURVE_BUDGETS,
+    CURVE_MS,
+    EVALUATED_BUDGETS,
+    FACTORIAL_BUDGETS,
+    FACTORIAL_MS,
+    at_time,
+    evaluated_cell,
+    factorial_cell,
+)
 from .calibration import FAMILIES
-from .runner import GameKey, canonical_spec, check_games, pair_keys
-from .sprt import SPRT, estimate, pentanomial, shuffled, standard_openings
-from .sprt import pair_keys as opening_pair_keys
+from .design import Experiment, Pairing
+from .pentanomial import SPRT, estimate
 from .store import Store
+from .tally import PairStatus, pair_counts, results, standings, status
 
 if TYPE_CHECKING:
     import pandas
@@ -283,38 +296,6 @@ KNOWLEDGE_CHECKS = (
 PARALLEL_SECONDS = 0.1
 PARALLEL_THREADS = 2
 
-Pairing = Tuple[str, str]
-
-
-#: Times per move of the equal-time curves, in milliseconds: a factor of 33 from the first to the last.
-CURVE_MS = (3, 10, 30, 100)
-
-#: The budget of each agent family of :data:`awale.experiments.calibration.FAMILIES` that takes each time of
-#: :data:`CURVE_MS` per move (and :data:`FACTORIAL_MS` for the factorial's cells): UCT's iterations, αβ's nodes.
-#: First fitted on calibration positions on an idle core (``python -m awale experiment calibrate --fit FAMILY
-#: --targets MS``, ``data/curves/calibration.csv``, ``check.csv``), then refitted wherever a pairing's own games,
-#: replayed move for move on idle cores, showed one side taking more than 10 % longer than the other
-#: (``calibrate NAME --replay K``, which prints the budget that matches; ``data/curves/replay.csv``), the side
-#: changed being the one that meets no other opponent at that time, and the pairing played again.  The history
-#: of each refit (the faster MCTS loop of commit a8f3ef3, the games from the openings) is in ``data/README.md``.
-#: Rules-only αβ's budgets at 3, 30 and 100 ms scale its 10 ms budget (fitted on its games) by the nodes that
-#: the calibration positions take at each time (``data/curves/calibration.csv``); its games' replays measure the
-#: times they really took.
-CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
-    "uct": {3: 800, 10: 3400, 30: 10000, 100: 30000},
-    "uct + evaluation": {3: 2800, 10: 10000, 30: 27000, 100: 69000},
-    "heavy uct": {3: 600, 10: 2500, 30: 7300, 100: 23000},
-    "OpenSpiel MCTS": {3: 150, 10: 630, 30: 1900, 100: 5700},
-    "αβ + evaluation": {3: 6100, 10: 25000, 30: 69000, 100: 220000},
-    "champion": {3: 9200, 10: 35000, 30: 120000, 100: 370000},
-    "αβ": {3: 12000, 10: 37000, 30: 110000, 100: 320000},
-    "αβ + quiescence": {10: 33000},
-    "αβ + evaluation, no quiescence": {10: 29000},
-    "αβ + endgame": {10: 62000},
-    "αβ + quiescence + endgame": {10: 56000},
-    "αβ + evaluation + endgame, no quiescence": {10: 48000},
-    "αβ + evaluation + quiescence + endgame": {10: 57000},
-}
 
 #: The headline comparisons, each at every time of :data:`CURVE_MS`: knowledge in αβ against knowledge in UCT,
 #: the champion against plain UCT, our UCT against OpenSpiel's MCTS, and the best refinement of UCT
@@ -325,9 +306,6 @@ CURVES = (
     ("uct", "OpenSpiel MCTS"),
     ("heavy uct", "uct"),
 )
-
-#: The time per move of the factorial and of the book's test, in milliseconds.
-FACTORIAL_MS = 10
 
 #: The cells of the 2^3 factorial of the champion's knowledge, by (evaluation, quiescence, endgame database):
 #: αβ with iterative deepening under a node budget of equal time, each against :data:`FACTORIAL_REFERENCE`.
@@ -346,57 +324,10 @@ FACTORIAL_CELLS: Dict[Tuple[bool, bool, bool], str] = {
 #: strongest cell in the knowledge ladder.
 FACTORIAL_REFERENCE = "uct + evaluation"
 
-#: The budgets of the cells of ``factorial`` against :data:`FACTORIAL_REFERENCE` at :data:`FACTORIAL_MS` ms
-#: (αβ's nodes), each refitted on its own games: every stored game of a cell replayed on idle cores
-#: (``calibrate factorial --replay all``); where one side took more than 10 % longer, the cell's budget was
-#: scaled by the ratio of the times, or chosen among candidates timed against the reference on the positions
-#: of 30 of those games (``data/curves/budget_on_games.py``), and the cell played again and replayed in full:
-#: a new budget plays other games, whose cost per node differs.  (Each refit is in ``data/README.md``.)
-FACTORIAL_BUDGETS: Dict[str, int] = {
-    "αβ": 42000,
-    "αβ + quiescence": 33000,
-    "αβ + evaluation, no quiescence": 28000,
-    "αβ + evaluation": 25000,
-    "αβ + endgame": 69000,
-    "αβ + quiescence + endgame": 55000,
-    "αβ + evaluation + endgame, no quiescence": 48000,
-    "αβ + evaluation + quiescence + endgame": 47000,
-}
-
 #: The second reference, for the evaluated half of the factorial, which scores 0.94 to 0.99 against
 #: :data:`FACTORIAL_REFERENCE`: the evaluated cell with quiescence, so that the effects of quiescence and of
 #: the database given the evaluation are measured away from the ceiling.
 EVALUATED_REFERENCE = "αβ + evaluation"
-
-#: The budgets of ``factorial-evaluated`` where they are not those of :data:`CURVE_BUDGETS` at 10 ms: the
-#: reference keeps the 28,000 nodes with which its games were played (the curves' 10 ms budget has since
-#: moved), and the cells with the database were refitted on their own games, replayed on idle cores: against
-#: αβ the games reach the database sooner than against UCT, so those cells took 0.63 and 0.69 times the
-#: reference's time with the curves' budgets (42,000 and 40,000 nodes), and a new budget plays other games
-#: whose cost per node differs (the cell without quiescence took 0.84 times it at 67,000 nodes and 1.29 times
-#: at 80,000); from the balanced openings 72,000 took 1.17 times it, and it was scaled to 61,000.
-EVALUATED_BUDGETS: Dict[str, int] = {
-    "αβ + evaluation": 28000,
-    "αβ + evaluation + endgame, no quiescence": 61000,
-    "αβ + evaluation + quiescence + endgame": 58000,
-}
-
-
-def at_time(family: str, milliseconds: int) -> str:
-    """The spec of ``family`` at its calibrated budget for ``milliseconds`` a move (:data:`CURVE_BUDGETS`)."""
-    return FAMILIES[family].format(n=CURVE_BUDGETS[family][milliseconds])
-
-
-def factorial_cell(family: str) -> str:
-    """The spec of a cell of :data:`FACTORIAL_CELLS` in ``factorial``, at equal time with its reference."""
-    return FAMILIES[family].format(n=FACTORIAL_BUDGETS[family])
-
-
-def evaluated_cell(family: str) -> str:
-    """The spec of a cell of :data:`FACTORIAL_CELLS` in ``factorial-evaluated``, at equal time with its reference."""
-    if family in EVALUATED_BUDGETS:
-        return FAMILIES[family].format(n=EVALUATED_BUDGETS[family])
-    return at_time(family, FACTORIAL_MS)
 
 
 # --------------------------------------------------------------------------- the experiments
@@ -635,94 +566,6 @@ def implicit() -> List[Pairing]:
             for ms in IMPLICIT_MS for opponent in ("uct + evaluation", "αβ + evaluation")]
 
 
-# --------------------------------------------------------------------------- the catalogue
-
-
-@dataclasses.dataclass(frozen=True)
-class Experiment:
-    """A named experiment: pairings of agents, each played ``games`` games.
-
-    Attributes:
-        name: the name, also the experiment's name in the store.
-        description: one line.
-        build: the function returning the pairings ``(agent, opponent)``.
-        games: the default number of games per pairing.
-        seed: the base seed of the games (see :func:`~awale.experiments.runner.pair_keys`).
-        rules: the rules of every game.
-        timed: the agents have time budgets, so the games cannot be
-            replayed move for move (only their legality and scores can be
-            checked).
-        equal_time: each pairing's budgets were calibrated to the same time
-            per move (:mod:`awale.experiments.calibration`, which checks it
-            on the reader's machine).
-        openings: the games start from the library's balanced openings
-            (:func:`~awale.experiments.sprt.standard_openings`, in the order
-            drawn from :attr:`seed`), each played twice with the sides
-            swapped (:func:`~awale.experiments.sprt.pair_keys`): up to 708
-            pairs, no two pairs of a pairing start alike, so deterministic
-            agents do not replay the same few games.  The store holds each side as
-            ``opening(agent=..., moves=...)``; :func:`status` and
-            :meth:`Experiment.pairing_games` find a pairing's games by its keys.
-    """
-
-    name: str
-    description: str
-    build: Callable[[], List[Pairing]]
-    games: int
-    seed: int = 0
-    rules: Rules = dataclasses.field(default_factory=Rules)
-    timed: bool = False
-    equal_time: bool = False
-    openings: bool = False
-
-    def pairings(self) -> List[Pairing]:
-        """The pairings, in canonical specs."""
-        return [(canonical_spec(a), canonical_spec(b)) for a, b in self.build()]
-
-    def _check_games(self, games: Optional[int], pairs: int = 1) -> int:
-        """``games`` per pairing (by default :attr:`games`), checked for ``pairs`` pairings and, from openings, even."""
-        games = check_games(self.games if games is None else games, pairs)
-        if self.openings and games % 2:
-            raise ValueError(f"{self.name}: games from openings come in pairs, so ask for an even number, not {games}")
-        return games
-
-    def games_per_pairing(self, games: Optional[int] = None) -> int:
-        """``games`` per pairing (by default :attr:`games`), checked against the cap of a run before any key is built.
-
-        Raises:
-            ValueError: too many games, or an odd number from openings.
-        """
-        return self._check_games(games, len(self.pairings()))
-
-    def pair_keys(self, a: str, b: str, games: Optional[int] = None) -> List[GameKey]:
-        """The keys of the games of ``a`` against ``b``: ``games`` of them (by default :attr:`games`)."""
-        games = self._check_games(games)
-        if not self.openings:
-            return pair_keys(a, b, games, self.seed, self.rules)
-        order = shuffled(standard_openings(), self.seed)
-        return [key for index in range(games // 2)
-                for key in opening_pair_keys(a, b, order, index, self.seed, self.rules)]
-
-    def pairing_games(self, frame: "pandas.DataFrame", a: str, b: str,
-                      games: Optional[int] = None) -> "pandas.DataFrame":
-        """The games of the pairing of ``a`` and ``b`` in ``frame`` (from :func:`~awale.experiments.store.load`).
-
-        Only the games of the pairing's keys (``games`` of them, by default
-        :attr:`games`) are kept, as :func:`status` counts them: games of another
-        design stored under the same name (other budgets, other openings) are
-        left out.  ``a`` and ``b`` are the pairing's canonical specs.
-        """
-        wanted = {(key.south, key.north, key.seed) for key in self.pair_keys(a, b, games)}
-        found = [i for i, key in enumerate(zip(frame["south"], frame["north"], frame["seed"])) if key in wanted]
-        return frame.iloc[found]
-
-    def keys(self, games: Optional[int] = None) -> List[GameKey]:
-        """The keys of every game: ``games`` per pairing (by default :attr:`games`)."""
-        pairings = self.pairings()
-        games = self._check_games(games, len(pairings))  # before building any key
-        return [key for a, b in pairings for key in self.pair_keys(a, b, games)]
-
-
 def _catalog(*entries: Tuple[str, Callable[[], List[Pairing]], int, str]) -> Dict[str, Experiment]:
     return {name: Experiment(name, description, build, games) for name, build, games, description in entries}
 
@@ -861,155 +704,6 @@ def get_experiment(name: str) -> Experiment:
         return CATALOG[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown experiment {name!r}; known experiments: {', '.join(CATALOG)}") from None
-
-
-# --------------------------------------------------------------------------- progress and results
-
-
-@dataclasses.dataclass(frozen=True)
-class PairStatus:
-    """How far one pairing of an experiment has got.
-
-    Attributes:
-        agent, opponent: the pairing's canonical specs.
-        done: games of the pairing in the store.
-        total: games the experiment asks for.
-        wins, draws, losses: results of ``agent`` in the games done.
-    """
-
-    agent: str
-    opponent: str
-    done: int
-    total: int
-    wins: int
-    draws: int
-    losses: int
-
-    @property
-    def score(self) -> float:
-        """``agent``'s score (a win 1, a draw ½), per game done; NaN before any game."""
-        return (self.wins + self.draws / 2) / self.done if self.done else math.nan
-
-
-def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[PairStatus]:
-    """Games done and results for each pairing of ``exp`` (with ``games`` per pairing if given).
-
-    Only the games of the experiment's keys count, so stored games of a
-    larger run (more games per pairing) are not counted in a smaller one.
-    """
-    pairings = exp.pairings()
-    games = exp._check_games(games, len(pairings))
-    winners = store.winners(exp.name)
-    rows = []
-    for a, b in pairings:
-        done = wins = draws = 0
-        keys = exp.pair_keys(a, b, games)
-        for key in keys:
-            stored = key.stored
-            if stored not in winners:
-                continue
-            done += 1
-            winner = winners[stored]
-            if winner is None:
-                draws += 1
-            elif (winner == 0) == ((split_opening(key.south)[0] if exp.openings else key.south) == a):
-                wins += 1
-        rows.append(PairStatus(a, b, done, len(keys), wins, draws, done - wins - draws))
-    return rows
-
-
-def pair_counts(exp: Experiment, store: Store, a: str, b: str,
-                games: Optional[int] = None) -> Tuple[int, int, int, int, int]:
-    """The pentanomial counts of ``a``'s complete pairs against ``b`` in an experiment from openings.
-
-    A pair is the two games of one opening, the sides swapped; its score is
-    ``a``'s points in them (0, ½, 1, 1½ or 2), and the counts say how many
-    pairs scored each (:func:`~awale.experiments.sprt.pentanomial`).  Their
-    variance, unlike that of the games counted one by one, keeps what the
-    two games of an opening share.  Pairs not yet complete are left out.
-
-    Raises:
-        ValueError: ``exp`` does not play from openings.
-    """
-    if not exp.openings:
-        raise ValueError(f"{exp.name} does not play its games in pairs from openings")
-    winners = store.winners(exp.name)
-    keys = exp.pair_keys(a, b, games)
-    pairs = []
-    for first, second in zip(keys[::2], keys[1::2]):  # a is South in the first game of each pair
-        if first.stored in winners and second.stored in winners:
-            results = []
-            for key, side in ((first, 0), (second, 1)):
-                winner = winners[key.stored]
-                results.append(0.5 if winner is None else float(winner == side))
-            pairs.append(tuple(results))
-    return pentanomial(pairs)
-
-
-def results(exp: Experiment, store: Store, games: Optional[int] = None, alpha: float = 0.05) -> "pandas.DataFrame":
-    """Each pairing's record, score, confidence interval and test, as a table (see :func:`status`).
-
-    Args:
-        exp: the experiment.
-        store: the store of its games.
-        games: games per pairing to count (by default the experiment's).
-        alpha: the level of the tests and one minus that of the intervals.
-
-    Returns:
-        One row per pairing, in the experiment's order, with columns
-        ``agent``, ``opponent``, ``games`` (done), ``wins``, ``draws``,
-        ``losses`` (of ``agent``), ``score``, ``low``, ``high`` (the Wilson
-        interval of the score) and ``pvalue`` (the two-sided sign test of
-        :func:`awale.experiments.stats.compare`); NaN where no game is done.
-    """
-    import pandas as pd
-
-    from . import stats
-
-    rows = []
-    for pair in status(exp, store, games):
-        row = dict(agent=pair.agent, opponent=pair.opponent, games=pair.done, wins=pair.wins, draws=pair.draws,
-                   losses=pair.losses, score=math.nan, low=math.nan, high=math.nan, pvalue=math.nan)
-        if pair.done:
-            result = stats.compare(pair.wins, pair.draws, pair.losses, alpha=alpha)
-            row.update(score=result.score, low=result.low, high=result.high, pvalue=result.pvalue)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=["agent", "opponent", "games", "wins", "draws", "losses", "score", "low",
-                                       "high", "pvalue"])
-
-
-def standings(games: "pandas.DataFrame") -> "pandas.DataFrame":
-    """Each agent's results over a set of games, best score first.
-
-    Args:
-        games: a frame from :func:`~awale.experiments.store.load` (columns
-            ``south``, ``north``, ``winner``).  Games of an agent against
-            itself are left out.
-
-    Returns:
-        One row per agent (the index), columns ``games``, ``wins``,
-        ``draws``, ``losses``, ``points`` (a win 1, a draw ½) and ``score``
-        (points per game), sorted by score then points.
-    """
-    import pandas as pd
-
-    games = games[games["south"] != games["north"]]
-    draw = games["winner"].isna().to_numpy()
-    south_won = (games["winner"] == 0).fillna(False).to_numpy(dtype=bool)
-    north_won = (games["winner"] == 1).fillna(False).to_numpy(dtype=bool)
-    sides = pd.concat(
-        [
-            pd.DataFrame({"agent": games["south"].to_numpy(), "wins": south_won, "draws": draw, "losses": north_won}),
-            pd.DataFrame({"agent": games["north"].to_numpy(), "wins": north_won, "draws": draw, "losses": south_won}),
-        ],
-        ignore_index=True,
-    )
-    table = sides.groupby("agent", sort=True)[["wins", "draws", "losses"]].sum().astype("int64")
-    table.insert(0, "games", table.sum(axis=1))
-    table["points"] = table["wins"] + table["draws"] / 2
-    table["score"] = table["points"] / table["games"]
-    table.index.name = "agent"
-    return table.sort_values(["score", "points"], ascending=False, kind="stable")
 
 
 def time_values(store: Store) -> "pandas.DataFrame":

@@ -23,10 +23,10 @@ import pathlib
 import stat
 import subprocess
 import tempfile
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from . import stats
-from .runner import canonical_spec
+from .keys import canonical_spec
 from .sprt import (
     DEFAULT_CHECK_EVERY,
     DEFAULT_MAX_PAIRS,
@@ -40,6 +40,9 @@ from .sprt import (
     stored_verdict,
 )
 from .store import Store
+
+if TYPE_CHECKING:
+    import pandas
 
 __all__ = ["COLUMNS", "EQUAL_TIME", "Entry", "check", "commit_of", "counted_games", "entry", "read", "record"]
 
@@ -136,8 +139,8 @@ def _verdict_text(verdict: Verdict) -> str:
     return "inconclusive" if verdict.finished else "running"
 
 
-def _counted(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
-             pairs: int) -> Tuple["stats.pd.DataFrame", int]:
+def _counted(frame: "pandas.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
+             pairs: int) -> Tuple["pandas.DataFrame", int]:
     """The games of the test's first ``pairs`` pairs (those its verdict counts, not the games played past it),
     their sides named ``"A"`` and ``"B"``, and the plies of the openings."""
     keys = keys_of_pairs(a, b, openings, seed)
@@ -153,7 +156,7 @@ def _counted(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str
     return frame.assign(south=frame["south"].map(names), north=frame["north"].map(names)), plies.pop()
 
 
-def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
+def _times(frame: "pandas.DataFrame", a: str, b: str, openings: Sequence[str], seed: int,
            pairs: int) -> Tuple[float, float]:
     """A's and B's mean thinking time per move (ms) over the games the test counts, the openings' plies left out."""
     counted, opening_plies = _counted(frame, a, b, openings, seed, pairs)
@@ -161,7 +164,7 @@ def _times(frame: "stats.pd.DataFrame", a: str, b: str, openings: Sequence[str],
 
 
 def counted_games(row: Entry, store: Union[Store, str, os.PathLike],
-                  openings: Optional[Sequence[str]] = None) -> Tuple["stats.pd.DataFrame", int]:
+                  openings: Optional[Sequence[str]] = None) -> Tuple["pandas.DataFrame", int]:
     """The stored games that the ledger's ``row`` counts, with their sides named ``"A"`` and ``"B"`` (the specs
     are ``row.a`` and ``row.b``), and the plies of the openings, which are not counted as moves."""
     openings = standard_openings() if openings is None else tuple(openings)

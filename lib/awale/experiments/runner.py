@@ -17,9 +17,10 @@ Execution:
 * ``scheduler="tcp://host:port"``: an existing Dask cluster, for instance
   ``dask scheduler`` and ``dask worker`` processes on other machines (they
   need the same version of awale installed).  A scheduler that does not
-  answer like a Dask scheduler within :data:`CONNECT_SECONDS` is an error;
-  one without workers is waited for, with a message, for
-  :data:`WORKERS_SECONDS`.
+  answer like a Dask scheduler within
+  :data:`~awale.experiments.clusters.CONNECT_SECONDS` is an error; one
+  without workers is waited for, with a message, for
+  :data:`~awale.experiments.clusters.WORKERS_SECONDS`.
 * ``client=``: a ``distributed.Client`` you already have (left open).
 
 The local cluster's worker processes are started with ``spawn``, so a
@@ -58,6 +59,9 @@ the same experiment on one store thus share its games, and each plays only
 games that are neither stored nor in progress.
 
 Sizes: a run holds at most :data:`MAX_GAMES` keys, refused before any work.
+
+The keys are made in :mod:`awale.experiments.keys` and the clusters in
+:mod:`awale.experiments.clusters`; their public names are importable from here too.
 """
 
 from __future__ import annotations
@@ -66,25 +70,19 @@ import collections
 import contextlib
 import dataclasses
 import functools
-import logging
 import math
 import os
-import signal
-import socket
 import statistics
-import sys
-import threading
 import time
 import uuid
-from typing import Any, Deque, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Set, Tuple, Union
+from typing import Any, Deque, Dict, Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
-import numpy as np
-
-from ..core._guard import available_cores
-from ..agents import canonical_spec, parse
+from ..agents import parse
+from ..core.rules import Rules, rules_from_text
 from ..play.match import MatchRecord, play
-from ..core.rules import Rules, as_rules, rules_from_text, rules_to_text
-from .store import CLAIM_SECONDS, Store, StoreError, StoredKey, claimant
+from .clusters import RunnerError, cluster, default_workers
+from .keys import MAX_GAMES, GameKey, canonical_spec, check_games, derive_seed, pair_keys, round_robin_keys
+from .store import CLAIM_SECONDS, Store, StoreError, claimant
 
 __all__ = [
     "GameKey",
@@ -103,164 +101,15 @@ __all__ = [
     "default_workers",
     "local_workers",
     "MAX_GAMES",
-    "CONNECT_SECONDS",
-    "WORKERS_SECONDS",
 ]
 
-_MAX_SEED = 2**63 - 1
-
-#: The most games one run, one round robin or one pairing may hold (their keys are kept in memory).
-MAX_GAMES = 1_000_000
-
-#: Seconds a scheduler has to accept a connection and greet like a Dask scheduler.
-CONNECT_SECONDS = 10.0
-
-#: Seconds to wait for a first worker to join a scheduler that has none.
-WORKERS_SECONDS = 120.0
 _MAX_BATCH = 1000
 _GROWTH = 4
-
-
-class RunnerError(Exception):
-    """A run that cannot start or cannot reach its cluster; the message says why."""
-
-
-# --------------------------------------------------------------------------- keys
-
-
-@functools.lru_cache(maxsize=256)
-def _rules_text(rules: Rules) -> str:
-    return rules_to_text(rules)
 
 
 @functools.lru_cache(maxsize=256)
 def _rules(text: str) -> Rules:
     return rules_from_text(text)
-
-
-@dataclasses.dataclass(frozen=True)
-class GameKey:
-    """What identifies a game: the agents, the match seed and the rules.
-
-    The specs are stored in canonical form (``str(parse(spec))``), so
-    ``GameKey("greedy(eps=0.0)", ...)`` and ``GameKey("greedy", ...)`` are
-    the same key.  Note that :func:`awale.play.match.play` replaces the agents'
-    own ``seed`` parameters with ones derived from the match seed, so specs
-    differing only by their ``seed`` play the same games under different keys.
-
-    Args:
-        south, north: agent specs.
-        seed: the match seed, an integer from 0 to 2**63 - 1.
-        rules: the rules; ``None`` means ``Rules()`` (Abapa).
-
-    Raises:
-        ValueError: a bad spec, seed or rules.
-    """
-
-    south: str
-    north: str
-    seed: int
-    rules: Optional[Rules] = None
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "south", canonical_spec(self.south))
-        object.__setattr__(self, "north", canonical_spec(self.north))
-        seed = self.seed
-        if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or not 0 <= seed <= _MAX_SEED:
-            raise ValueError(f"a game's seed must be an integer from 0 to 2**63 - 1, got {seed!r}")
-        object.__setattr__(self, "seed", int(seed))
-        object.__setattr__(self, "rules", as_rules(self.rules))
-
-    @property
-    def stored(self) -> StoredKey:
-        """The key as the store holds it (rules as canonical text)."""
-        return StoredKey(self.south, self.north, self.seed, _rules_text(self.rules))
-
-    @property
-    def pair(self) -> Tuple[str, str]:
-        """The two agents, sorted: the same for both colours."""
-        return (self.south, self.north) if self.south <= self.north else (self.north, self.south)
-
-    def __str__(self) -> str:
-        return f"{self.south} vs {self.north} (seed {self.seed})"
-
-
-def derive_seed(base: int, index: int) -> int:
-    """The match seed of game ``index`` of a series seeded with ``base``: 63 bits from ``SeedSequence([base, index])``.
-
-    Neighbouring bases or indices give unrelated seeds.
-
-    Raises:
-        ValueError: a negative or non-integer ``base`` or ``index``.
-    """
-    for name, value in (("base seed", base), ("game index", index)):
-        if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-            raise ValueError(f"the {name} must be an integer at least 0, got {value!r}")
-    return int(np.random.SeedSequence([int(base), int(index)]).generate_state(1, dtype=np.uint64)[0] >> 1)
-
-
-def check_games(games: int, pairs: int = 1) -> int:
-    """``games`` per pairing, checked: an integer at least 1, and at most :data:`MAX_GAMES` over ``pairs`` pairings.
-
-    Raises:
-        ValueError: otherwise, naming the limit.
-    """
-    if isinstance(games, (bool, np.bool_)) or not isinstance(games, (int, np.integer)) or games < 1:
-        raise ValueError(f"the number of games must be an integer at least 1, got {games!r}")
-    if games * pairs > MAX_GAMES:
-        raise ValueError(
-            f"{games:,} games{f' for each of {pairs:,} pairings' if pairs > 1 else ''} are more than a run may "
-            f"hold ({MAX_GAMES:,} games); split the experiment"
-        )
-    return int(games)
-
-
-def pair_keys(a: str, b: str, games: int, seed: int = 0, rules: Optional[Rules] = None) -> List[GameKey]:
-    """The keys of ``games`` games between agents ``a`` and ``b``, half with each as South.
-
-    Games ``2k`` and ``2k + 1`` share the seed ``derive_seed(seed, k)`` and
-    swap colours: in game ``2k`` the agent whose canonical spec sorts first
-    is South.  So the keys do not depend on the order of ``a`` and ``b``, nor
-    on any other pair of agents, and asking for more games keeps the keys of
-    the first ones (an experiment grows by resuming).  With an odd number of
-    games the first agent in sorted order is South once more.  An agent
-    against itself plays game ``i`` with seed ``derive_seed(seed, i)``.
-
-    Raises:
-        ValueError: a bad spec, number of games, seed or rules.
-    """
-    games = check_games(games)
-    first, second = sorted((canonical_spec(a), canonical_spec(b)))
-    if first == second:
-        return [GameKey(first, first, derive_seed(seed, i), rules) for i in range(games)]
-    keys = []
-    for i in range(games):
-        south, north = (first, second) if i % 2 == 0 else (second, first)
-        keys.append(GameKey(south, north, derive_seed(seed, i // 2), rules))
-    return keys
-
-
-def round_robin_keys(specs: Sequence[str], games: int, seed: int = 0, rules: Optional[Rules] = None) -> List[GameKey]:
-    """The keys of a round robin: every pair of distinct agents plays ``games`` games (see :func:`pair_keys`).
-
-    Raises:
-        ValueError: fewer than two agents, an agent given twice (in canonical
-            form), or a bad spec, number of games, seed or rules.
-    """
-    canonical = [canonical_spec(spec) for spec in specs]
-    seen: Dict[str, str] = {}
-    for spec, given in zip(canonical, specs):
-        if spec in seen:
-            raise ValueError(f"agent {given!r} is given twice (as {seen[spec]!r}, both {spec!r})")
-        seen[spec] = given
-    if len(canonical) < 2:
-        raise ValueError(f"a round robin needs at least two agents, got {len(canonical)}")
-    check_games(games, len(canonical) * (len(canonical) - 1) // 2)
-    keys: List[GameKey] = []
-    for i, a in enumerate(canonical):
-        for b in canonical[i + 1 :]:
-            keys.extend(pair_keys(a, b, games, seed, rules))
-    return keys
 
 
 # --------------------------------------------------------------------------- the task
@@ -518,147 +367,6 @@ class _Dask:
                 self._client.cancel(futures)
 
 
-# --------------------------------------------------------------------------- clusters
-
-
-def default_workers() -> int:
-    """The number of cores this process may use (at least 1)."""
-    return available_cores()
-
-
-@contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Hold SIGINT back (block it) in this thread while the local cluster starts its worker processes.
-
-    The terminal sends Ctrl-C to every process of its foreground group, the
-    workers included; only this process should stop them, by closing the
-    cluster.  Processes and threads started meanwhile inherit the blocked
-    signal (the workers keep it blocked, and :func:`dask_setup` ignores it
-    in those the nannies start later).  A Ctrl-C during the start-up is
-    delivered when the block ends: the run then stops like any interrupted
-    run, the cluster closed.
-    """
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-def dask_setup(worker: Any) -> None:
-    """Dask preload hook run in each local worker process: ignore SIGINT (see :func:`_sigint_held`)."""
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _probe(address: str, timeout: float) -> None:
-    """Fail fast, with a clear message, unless a Dask scheduler answers at a TCP address.
-
-    A Dask peer greets every new connection with a handshake naming its
-    compression and pickle protocol; a silent listener, or a server of
-    another protocol, does not.
-    """
-    from distributed.comm import parse_address, parse_host_port
-
-    try:
-        protocol, location = parse_address(address)
-        if protocol not in ("tcp", "tls"):
-            return
-        host, port = parse_host_port(location)
-    except (ValueError, TypeError) as error:
-        raise RunnerError(f"bad Dask scheduler address {address!r} ({error}); expected tcp://host:port") from None
-    deadline = time.monotonic() + timeout
-    try:
-        with socket.create_connection((host, port), timeout=timeout) as connection:
-            if protocol == "tls":  # the greeting comes after the TLS handshake: Dask's client checks it
-                return
-            # The greeting is a message of Dask's TCP protocol: its length in 8 bytes, then the message.
-            greeting = b""
-            while True:
-                if len(greeting) >= 8:
-                    size = int.from_bytes(greeting[:8], "little")
-                    if not 0 < size <= 65536 or len(greeting) >= 8 + size:
-                        break  # not a length Dask would send, or the whole greeting
-                connection.settimeout(max(deadline - time.monotonic(), 0.001))
-                data = connection.recv(4096)
-                if not data:
-                    break
-                greeting += data
-    except socket.timeout:
-        raise RunnerError(
-            f"the server at {address} did not greet like a Dask scheduler within {timeout:g} s"
-        ) from None
-    except OSError as error:
-        raise RunnerError(f"cannot connect to the Dask scheduler at {address}: {error.strerror or error}") from None
-    if b"pickle-protocol" not in greeting:
-        raise RunnerError(f"the server at {address} is not a Dask scheduler (it did not greet like one)")
-
-
-def _wait_for_workers(client: Any, address: str, timeout: float) -> None:
-    """Wait, saying so on stderr, until the cluster has a worker; fail after ``timeout`` seconds."""
-    if client.nthreads():
-        return
-    print(f"waiting up to {timeout:g} s for a worker to join the Dask scheduler at {address} ...",
-          file=sys.stderr, flush=True)
-    try:
-        client.wait_for_workers(1, timeout=timeout)
-    except (TimeoutError, OSError):
-        raise RunnerError(f"no worker joined the Dask scheduler at {address} within {timeout:g} s") from None
-
-
-def _children() -> Set[int]:
-    """The pids of this process's descendants."""
-    import psutil
-
-    return {child.pid for child in psutil.Process().children(recursive=True)}
-
-
-def _wait_for_exits(before: Set[int], timeout: float = 10.0) -> None:
-    """Wait until the processes started since ``before`` (the cluster's workers) have ended.
-
-    The cluster's close returns while its worker processes may still be
-    exiting; waiting makes a finished run leave no process behind.
-    Multiprocessing's resource tracker, which lives as long as this process,
-    is not waited for.  Exited processes are left for their owners to reap.
-    """
-    import psutil
-    from multiprocessing import resource_tracker
-
-    tracker = getattr(resource_tracker._resource_tracker, "_pid", None)
-    started = _children() - before - {tracker}
-    deadline = time.monotonic() + timeout
-    while started and time.monotonic() < deadline:
-        for pid in list(started):
-            try:
-                if psutil.Process(pid).status() == psutil.STATUS_ZOMBIE:
-                    started.discard(pid)
-            except psutil.NoSuchProcess:
-                started.discard(pid)
-        if started:
-            time.sleep(0.05)
-
-
-def _awale_version() -> str:
-    import awale
-
-    return awale.__version__
-
-
-def _check_workers(client: Any) -> None:
-    """Make sure the cluster's workers can import this version of awale."""
-    from .. import __version__
-
-    versions = client.run(_awale_version, on_error="return")
-    for worker, version in versions.items():
-        if isinstance(version, BaseException):
-            raise RunnerError(f"worker {worker} cannot run awale ({type(version).__name__}: {version}); install it there")
-        if version != __version__:
-            raise RunnerError(f"worker {worker} has awale {version}, this process {__version__}; install the same version")
-
-
 @contextlib.contextmanager
 def _executor(
     workers: Optional[int], scheduler: Optional[str], client: Any, retries: int, dashboard: Optional[str] = None
@@ -671,59 +379,6 @@ def _executor(
         return
     with cluster(workers, scheduler, dashboard) as (client, description):
         yield _Dask(client, retries, description)
-
-
-@contextlib.contextmanager
-def cluster(
-    workers: Optional[int] = None, scheduler: Optional[str] = None, dashboard: Optional[str] = None
-) -> Iterator[Tuple[Any, str]]:
-    """A Dask client for several :func:`run` calls (``run(..., client=client)``), and where it plays, in words.
-
-    The cluster is the one :func:`run` would start or join: with ``scheduler``
-    the existing cluster at that address (its workers checked for this
-    version of awale), else a local cluster of ``workers`` processes (default:
-    one per core) whose processes ignore Ctrl-C, closed, and waited for, on
-    leaving.  ``workers=0`` gives ``(None, "in this process")``: pass
-    ``workers=0`` to :func:`run` then.
-
-    Raises:
-        RunnerError: the scheduler cannot be reached or its workers lack awale.
-    """
-    if scheduler is None and workers == 0:
-        yield None, "in this process"
-        return
-    from distributed import Client, LocalCluster
-
-    with contextlib.ExitStack() as stack:
-        if scheduler is not None:
-            _probe(scheduler, CONNECT_SECONDS)
-            try:
-                client = stack.enter_context(Client(scheduler, timeout=f"{CONNECT_SECONDS}s"))
-            except (OSError, ValueError, TypeError) as error:
-                raise RunnerError(f"cannot connect to the Dask scheduler at {scheduler}: {error}") from None
-            _wait_for_workers(client, scheduler, WORKERS_SECONDS)
-            _check_workers(client)
-            description = f"on the Dask cluster at {scheduler}"
-        else:
-            count = default_workers() if workers is None else workers
-            stack.callback(_wait_for_exits, _children())  # runs last, once the cluster is closed
-            with _sigint_held():
-                local = stack.enter_context(
-                    LocalCluster(
-                        n_workers=count,
-                        threads_per_worker=1,
-                        processes=True,
-                        dashboard_address=dashboard,
-                        # Without a dashboard the scheduler still serves its HTTP routes: on a free port
-                        # of the loopback, not on 8787.
-                        scheduler_kwargs=None if dashboard else {"dashboard": False, "dashboard_address": "127.0.0.1:0"},
-                        silence_logs=logging.ERROR,
-                        preload=[__name__],
-                    )
-                )
-                client = stack.enter_context(Client(local))
-            description = f"on {count} local worker process{'es' if count != 1 else ''}"
-        yield client, description
 
 
 # --------------------------------------------------------------------------- the run

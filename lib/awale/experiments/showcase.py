@@ -9,7 +9,7 @@ The rules, in order:
 
 * **a pairing**: the stored game of two given agents with the lowest seed (either agent as South);
 * **the final**: the same, for the two agents with the best scores over the experiment's stored games
-  (:func:`awale.experiments.catalog.standings`);
+  (:func:`awale.experiments.tally.standings`);
 * **an ending** or **a grand slam**: the first game between two search agents, in the order of the
   experiments named by the other rules, then of the catalogue, then of the other experiments of the store by
   name, and within an experiment in the store's order (south, north, rules, seed), that ended by repetition, or in which a move would have captured
@@ -26,9 +26,10 @@ import os
 from typing import Dict, List, Optional, Sequence, Tuple, Union
 
 from ..core.record import Ply, replay
-from .catalog import CATALOG, REFERENCE_ITERATIONS, standings
-from .runner import canonical_spec
+from .catalog import CATALOG, REFERENCE_ITERATIONS
+from .keys import canonical_spec
 from .store import decode_moves, load, rules_from_text
+from .tally import standings
 
 __all__ = ["Pick", "ShownGame", "SHOWCASE", "pick_games"]
 

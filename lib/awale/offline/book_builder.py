@@ -605,13 +605,14 @@ class _Expander:
 
     def __init__(self, rules: Rules, search: str) -> None:
         from ..knowledge.evaluation import WEIGHTS, load_evaluation
-        from ..search.alphabeta import AlphaBeta
+        from ..search.alphabeta import AlphaBeta, Enhancements
 
         self.rules = rules
         self.settings = _search_of(search)[1]
         evaluation = None if self.settings.evaluation is None else load_evaluation(WEIGHTS[self.settings.evaluation])
-        self.searcher = AlphaBeta(rules, evaluation=evaluation, quiescence=self.settings.quiescence,
-                                  pvs=self.settings.pvs, reductions=self.settings.reductions)
+        settings = self.settings
+        enhancements = Enhancements(quiescence=settings.quiescence, pvs=settings.pvs, reductions=settings.reductions)
+        self.searcher = AlphaBeta(rules, evaluation=evaluation, enhancements=enhancements)
 
     def __call__(self, line: Sequence[int]) -> List[Child]:
         from ..core.game import Game

@@ -4,7 +4,8 @@ The database (:mod:`awale.knowledge.endgame`) solves a continued game with a
 stationary rule for repetitions.  :func:`compare` and :func:`search_check`
 value positions again by a history-aware search (the Abapa scoring of a
 repetition, or the database's own) and say where they differ and why;
-:func:`sample` draws the positions.  :func:`captures_check` answers the
+:func:`sample` draws the positions.  :func:`greedy_positions` draws those on
+which agents are scored against perfect play (``data/endgame/agents.py``).  :func:`captures_check` answers the
 captures question of chapter 6: that tallying the captures to the end changes
 no win, draw or loss, whatever the seeds already captured.
 """
@@ -19,10 +20,11 @@ import numpy as np
 from ..core._jit import jit
 from ..core.engine import ONGOING, legal_actions
 from ..core.game import Game
+from ..core.rules import Rules
 from ..knowledge.endgame import (EndgameDatabase, Progress, check_seeds, layer_size, play_turned, rank_of,
                                  stuck_value, unrank)
 
-__all__ = ["Comparison", "compare", "sample", "search_check", "captures_check"]
+__all__ = ["Comparison", "compare", "sample", "greedy_positions", "search_check", "captures_check"]
 
 
 # --------------------------------------------------------------------------- comparison with the exact search
@@ -278,6 +280,29 @@ def sample(database: EndgameDatabase, count: int, seed: int = 0, max_seeds: Opti
         if index not in chosen and legal_actions(state, params, out) > 0:
             chosen[index] = None
     return list(chosen)
+
+
+def greedy_positions(rules: Rules, seeds: int, count: int) -> List[Game]:
+    """``count`` positions of games between ε-greedy players (ε = 0.2), each the first of its game with at most
+    ``seeds`` seeds on the board and two legal moves or more (a game that ends first gives none).
+
+    Game ``k`` (``k = 1, 2, ...``) is played by ``greedy(eps=0.2, seed=k)`` as South and
+    ``greedy(eps=0.2, seed=k + 10**6)`` as North: the positions are those a game between weak but sensible players
+    reaches, not the uniform ones of :func:`sample`.
+    """
+    from ..agents import parse
+
+    found, seed = [], 0
+    while len(found) < count:
+        seed += 1
+        players = [parse(f"greedy(eps=0.2, seed={seed})"), parse(f"greedy(eps=0.2, seed={seed + 10**6})")]
+        game = Game(rules=rules)
+        while not game.game_finished:
+            if sum(game.pits) <= seeds and len(game.legal_actions) > 1:
+                found.append(game)
+                break
+            game = game.step(players[game.current_player].act(game))[0]
+    return found
 
 
 # --------------------------------------------------------------------------- the captures question

@@ -63,6 +63,9 @@ plies beyond the nominal depth: a search should not stop in the middle of an
 exchange of captures (the horizon effect).  Neither changes a search without
 them.
 
+Quiescence and the refinements below are the fields of one :class:`Enhancements` value given to
+:class:`AlphaBeta` (``AlphaBeta(rules, enhancements=Enhancements(quiescence=4, pvs=True))``), which checks them.
+
 With ``pvs=True`` the search is a principal variation search (Marsland & Campbell 1982; Reinefeld
 1983): below the root, the first child of a position (the table's move, else the largest capture) is
 searched with the window, each later one with the null window just above alpha, which costs less and
@@ -120,7 +123,7 @@ from ..core.rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
-    "AlphaBeta", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
+    "AlphaBeta", "Enhancements", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
     "Workspace", "Line",
 ]
 
@@ -689,6 +692,51 @@ def _check_depth(depth) -> int:
     return int(depth)
 
 
+@dataclasses.dataclass(frozen=True)
+class Enhancements:
+    """The refinements of an :class:`AlphaBeta` search beyond plain αβ with its table (see the module docstring).
+
+    Every one is off by default, which is the plain search.
+
+    Attributes:
+        quiescence: search positions at the depth limit where the mover can
+            capture one ply deeper, up to this many plies beyond the depth
+            (0: none; at most :data:`MAX_QUIESCENCE`).
+        pvs: principal variation search with aspiration windows; False:
+            every child with the full window, every iteration with the open one.
+        reductions: late-move reductions; False: every child searched to the full depth.
+        killers: the killer heuristic; False: quiet moves in the order of their actions.
+        iid: internal iterative deepening; False: a position without a move
+            from the table searches its captures first.
+        mtdf: each iteration of :meth:`AlphaBeta.search` after the first finds
+            its value by MTD(f); False: one search with the open window (or,
+            with ``pvs``, an aspiration window).  Not with ``pvs``.
+
+    Raises:
+        ValueError: a quiescence that is not an integer from 0 to
+            :data:`MAX_QUIESCENCE`, a switch that is not a bool, or both
+            ``pvs`` and ``mtdf``.
+    """
+
+    quiescence: int = 0
+    pvs: bool = False
+    reductions: bool = False
+    killers: bool = False
+    iid: bool = False
+    mtdf: bool = False
+
+    def __post_init__(self) -> None:
+        quiescence = self.quiescence
+        if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
+            raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
+        for name in ("pvs", "reductions", "killers", "iid", "mtdf"):
+            flag = getattr(self, name)
+            if not isinstance(flag, bool):
+                raise ValueError(f"{name} must be True or False, got {flag!r}")
+        if self.pvs and self.mtdf:
+            raise ValueError("pvs and mtdf are two ways of narrowing the window: give one of them")
+
+
 class AlphaBeta:
     """An αβ searcher for one set of rules, with its transposition table and buffers.
 
@@ -706,28 +754,13 @@ class AlphaBeta:
         evaluation: score positions at the depth limit with this fitted
             evaluation (:func:`awale.knowledge.evaluation.load_evaluation`) instead of
             their capture difference; None (the default) for none.
-        quiescence: search positions at the depth limit where the mover can
-            capture one ply deeper, up to this many plies beyond the depth
-            (0, the default: none; at most :data:`MAX_QUIESCENCE`).
-        pvs: principal variation search with aspiration windows (see the
-            module docstring); False (the default): every child with the
-            full window, every iteration with the open one.
-        reductions: late-move reductions (see the module docstring);
-            False (the default): every child searched to the full depth.
-        killers: the killer heuristic (see the module docstring); False
-            (the default): quiet moves in the order of their actions.
-        iid: internal iterative deepening (see the module docstring);
-            False (the default): a position without a move from the table
-            searches its captures first.
-        mtdf: each iteration of :meth:`search` after the first finds its
-            value by MTD(f) (see the module docstring); False (the
-            default): one search with the open window (or, with ``pvs``,
-            an aspiration window).  Not with ``pvs``.
+        enhancements: the refinements of the search (:class:`Enhancements`);
+            None (the default): none, the plain search.
 
     Raises:
         ValueError: bad arguments, rules with 1000 seeds or more (the
             scores of unfinished games would reach those of won ones), a
-            database for other rules, or a bad evaluation or quiescence.
+            database for other rules, or a bad evaluation or enhancements.
     """
 
     _INITIAL_PLIES = 64
@@ -738,12 +771,7 @@ class AlphaBeta:
         table_bits: int = TABLE_BITS,
         endgame: Optional[EndgameDatabase] = None,
         evaluation: Optional[Evaluation] = None,
-        quiescence: int = 0,
-        pvs: bool = False,
-        reductions: bool = False,
-        killers: bool = False,
-        iid: bool = False,
-        mtdf: bool = False,
+        enhancements: Optional[Enhancements] = None,
     ) -> None:
         rules = as_rules(rules, default=False)
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= MAX_TABLE_BITS:
@@ -753,24 +781,15 @@ class AlphaBeta:
             raise ValueError(f"the search scores games of fewer than {WIN} seeds; these rules have {total}")
         if evaluation is not None and not isinstance(evaluation, Evaluation):
             raise ValueError(f"evaluation must be an awale.knowledge.evaluation.Evaluation or None, got {evaluation!r}")
-        if isinstance(quiescence, bool) or not isinstance(quiescence, int) or not 0 <= quiescence <= MAX_QUIESCENCE:
-            raise ValueError(f"quiescence must be an integer from 0 to {MAX_QUIESCENCE}, got {quiescence!r}")
-        for name, flag in (("pvs", pvs), ("reductions", reductions), ("killers", killers), ("iid", iid),
-                           ("mtdf", mtdf)):
-            if not isinstance(flag, bool):
-                raise ValueError(f"{name} must be True or False, got {flag!r}")
-        if pvs and mtdf:
-            raise ValueError("pvs and mtdf are two ways of narrowing the window: give one of them")
+        enhancements = Enhancements() if enhancements is None else enhancements
+        if not isinstance(enhancements, Enhancements):
+            raise ValueError(f"enhancements must be an awale.search.alphabeta.Enhancements or None, "
+                             f"got {enhancements!r}")
         self._endgame = probe_tables(endgame, rules)
         self.rules = rules
         self.endgame = endgame
         self.evaluation = evaluation
-        self.quiescence = quiescence
-        self.pvs = pvs
-        self.reductions = reductions
-        self.killers = killers
-        self.iid = iid
-        self.mtdf = mtdf
+        self.enhancements = enhancements
         size = 2 * n
         self._evaluator = (
             np.array(evaluation.weights if evaluation is not None else np.zeros(N_FEATURES), dtype=np.float64),
@@ -798,10 +817,10 @@ class AlphaBeta:
         )
         self._killers = np.full((MAX_DEPTH + 1, 2), -1, dtype=np.int64)  # every ply a line can reach
         self._ctl = np.zeros(15, dtype=np.int64)
-        self._ctl[_SCOUT] = pvs
-        self._ctl[_REDUCE] = reductions
-        self._ctl[_KILLERS] = killers
-        self._ctl[_IID] = iid
+        self._ctl[_SCOUT] = enhancements.pvs
+        self._ctl[_REDUCE] = enhancements.reductions
+        self._ctl[_KILLERS] = enhancements.killers
+        self._ctl[_IID] = enhancements.iid
         self._ctl[_PLIES] = rules.max_plies is not None
         self._ctl[_EVALUATE] = evaluation is not None
         self._ctl[_TOTAL] = total
@@ -871,9 +890,10 @@ class AlphaBeta:
         ctl = self._ctl
         moves = np.array(game.legal_actions, dtype=np.int64)
         values = np.full(len(moves), _UNSEARCHED, dtype=np.int64)
-        plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + self.quiescence)
+        quiescence = self.enhancements.quiescence
+        plies = max(self._plies, self._INITIAL_PLIES if depth == _INFINITE else depth + 1 + quiescence)
         ctl[_TIES] = ties
-        ctl[_REACH] = 0 if depth == _INFINITE else depth + self.quiescence
+        ctl[_REACH] = 0 if depth == _INFINITE else depth + quiescence
         arrays = game_arrays(game)
         history = _history_hash(arrays.boards, arrays.length, self._zhist, 2 * self.rules.pits_per_side)
         while True:
@@ -1049,14 +1069,14 @@ class AlphaBeta:
                 budget = min(budget, left_nodes)
             begun, before = _time.perf_counter(), int(self._ctl[_NODES])
             with cut:
-                if self.pvs and found is not None:  # aspiration: a window around the last iteration's value
+                if self.enhancements.pvs and found is not None:  # aspiration: a window around the last iteration's value
                     window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
                     low = window[0]
                     value, values, status, exact = self._run(game, iteration, True, budget, window)
                     if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
                         budget, low = self._left(budget, before), -_BIG
                         value, values, status, exact = self._run(game, iteration, True, budget)
-                elif self.mtdf and found is not None:
+                elif self.enhancements.mtdf and found is not None:
                     value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
                 else:
                     value, values, status, exact = self._run(game, iteration, True, budget)
