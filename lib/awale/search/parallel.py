@@ -57,6 +57,7 @@ import numpy as np
 
 from ..core._guard import available_cores
 from ..core._jit import jit
+from ..core.control import bound, watched
 from ..knowledge.endgame import EndgameDatabase
 from ..core.game import Game
 from ..core.engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
@@ -146,6 +147,7 @@ def _in_threads(tasks: Sequence[Callable[[], object]], stop: Callable[[], None])
             errors.append(error)
             stop()
 
+    tasks = [bound(task) for task in tasks]  # the new threads are stopped with this one (awale.core.control)
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(1, len(tasks))]
     for thread in threads:
         thread.start()
@@ -296,7 +298,8 @@ class SharedTree(SearchTree):
         if self.scheme == "tree":
             counter = np.zeros(1, dtype=np.int64)
             tasks = [(lambda rng=rng: iterate(size, counter, tree, opt, root, rng)) for rng in self._rngs]
-            done = sum(_in_threads(tasks, stop))
+            with watched(tree.control, 0, 1):
+                done = sum(_in_threads(tasks, stop))
         else:
             sync = np.zeros(5, dtype=np.int64)
             path = np.empty(self.capacity + 1, dtype=np.int64)
@@ -306,7 +309,8 @@ class SharedTree(SearchTree):
                 (lambda i=i: _leaf_helper(i, sync, tree, opt, root, self._rngs[i], path, legal))
                 for i in range(1, self.threads)
             ]
-            done = _in_threads(master + helpers, stop)[0]
+            with watched(tree.control, 0, 1):
+                done = _in_threads(master + helpers, stop)[0]
         return int(done), min(int(tree.used[0]), self.capacity)
 
 
@@ -412,6 +416,14 @@ class RootForest:
     def best_action(self, by: str = "visits") -> int:
         """The action to play, from the summed statistics (see :func:`~awale.search.mcts.choose_action`)."""
         return choose_action(self.children(), by, self.game.legal_actions[0])
+
+    def principal_variation(self, plies: int = 32) -> Tuple[int, ...]:
+        """The best action, then the line of the first tree whose own line starts with it (or that action alone)."""
+        if not self.children():
+            return ()
+        first = self.best_action()
+        return next((line for line in (t.principal_variation(plies) for t in self.trees) if line[:1] == (first,)),
+                    (first,))
 
     def subtree(self, game: Game) -> Optional["RootForest"]:
         """The forest of each tree's subtree at ``game`` (see :meth:`SearchTree.subtree`), if all have one."""
