@@ -51,13 +51,14 @@ References:
 from __future__ import annotations
 
 import threading
+import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..core._guard import available_cores
 from ..core._jit import jit
-from ..core.control import bound, watched
+from ..core.control import Progress, bound, current, watched
 from ..knowledge.endgame import EndgameDatabase
 from ..core.game import Game
 from ..core.engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
@@ -383,13 +384,32 @@ class RootForest:
         for tree, share in zip(self.trees, shares):
             tree.reserve(share)
         stop = threading.Event()
+        began = time.perf_counter()
         tasks = [(lambda t=tree, k=share: t._run(k, stop)) for tree, share in zip(self.trees, shares)]
-        return sum(_in_threads(tasks, stop.set))
+        done = sum(_in_threads(tasks, stop.set))
+        self._report(began)
+        return done
 
     def run_for(self, seconds: float) -> int:
         """Search every tree for about ``seconds`` seconds, side by side; return the iterations run."""
         stop = threading.Event()
-        return sum(_in_threads([(lambda t=tree: t.run_for(seconds, stop)) for tree in self.trees], stop.set))
+        began = time.perf_counter()
+        done = sum(_in_threads([(lambda t=tree: t.run_for(seconds, stop)) for tree in self.trees], stop.set))
+        self._report(began)
+        return done
+
+    def _report(self, began: float) -> None:
+        """Tell the thread's search control (if it listens) what the trees found together (their own reports are
+        not made: each holds a share of the search)."""
+        control = current()
+        if control is None or control.listener is None:
+            return
+        line = self.principal_variation()
+        best = next((s for s in self.children() if line and s.action == line[0]), None)
+        control.report(Progress(
+            len(line), self.root_visits, time.perf_counter() - began, line,
+            mean=None if best is None else best.mean, proven="" if best is None else best.proven,
+        ))
 
     def children(self) -> List[ChildStats]:
         """The root's children with the trees' statistics summed, in ascending order of action.
