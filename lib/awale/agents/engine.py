@@ -113,7 +113,8 @@ class _Process:
         except OSError as error:
             raise EngineError(f"engine {name!r}: cannot start {shlex.join(argv)!r}: {error.strerror or error}") from None
         threading.Thread(target=self._read, daemon=True, name=f"engine-{name}-out").start()
-        threading.Thread(target=self._read_errors, daemon=True, name=f"engine-{name}-err").start()
+        self._stderr = threading.Thread(target=self._read_errors, daemon=True, name=f"engine-{name}-err")
+        self._stderr.start()
         _ALL.add(self)
         try:
             self.send("uci")
@@ -169,7 +170,11 @@ class _Process:
 
     def _died(self, what: str) -> EngineError:
         """The error of an engine that has gone (it is ended for good)."""
-        status = self._popen.poll()
+        try:
+            status = self._popen.wait(timeout=1.0)  # it is ending: its last words come first
+            self._stderr.join(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            status = None
         self.close()
         if status is None:
             status = self._popen.poll()
@@ -313,14 +318,27 @@ class Engine(Agent):
         """
         self._check_game(game)
         self._follow(game)
-        process = self._started(game.rules)
-        n = game.rules.pits_per_side
-        line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled())
-        process.send(f"position startpos moves {line}" if line else "position startpos")
-        go, wait = self._go(game.current_player)
-        process.send(go)
-        answer = process.until("bestmove", wait + self.timeout)[-1].split()
-        return self._action(answer[1] if len(answer) > 1 else "", game)
+        try:
+            process = self._started(game.rules)
+            n = game.rules.pits_per_side
+            line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled())
+            process.send(f"position startpos moves {line}" if line else "position startpos")
+            go, wait = self._go(game.current_player)
+            process.send(go)
+            answer = process.until("bestmove", wait + self.timeout)[-1].split()
+            return self._action(answer[1] if len(answer) > 1 else "", game)
+        except EngineError:
+            self._drop()  # a program that failed once is not trusted with another game
+            raise
+
+    def _drop(self) -> None:
+        """End the process of this game, if any."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if self._process is not None:
+            self._process.close()
+            self._process = None
 
     def _labelled(self) -> List[Tuple[int, int]]:
         """The moves followed, each with the player who made it."""

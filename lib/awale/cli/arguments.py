@@ -247,11 +247,11 @@ def with_engines(handler: Callable[[argparse.Namespace], int],
                           "in this process; leave out --workers and --scheduler (or give --workers 0)")
         if used and hasattr(args, "workers"):
             args.workers = 0
-        for name in sorted(set(given) - used):
-            info(f"{PROG}: --engine {name}: no side is engine(name={name!r})")
         try:
             for name, command in args.engine:
                 register_engine(name, command)
+            for name in sorted(set(given) - used):
+                info(f"{PROG}: --engine {name}: no side is engine(name={name!r})")
             return handler(args)
         finally:
             close_engines()
