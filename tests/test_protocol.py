@@ -2,6 +2,7 @@
 settings, the searches and their info lines, stop within moments, and words for every line it cannot use."""
 
 import io
+import re
 import statistics
 import threading
 import time
@@ -335,3 +336,30 @@ def test_the_engine_refuses_an_agent_it_cannot_be():
     for spec in ("clocked(agent='greedy', tc='1+0')", "opening(agent='greedy', moves='2')", "engine(name='x')"):
         with pytest.raises(ValueError, match="the engine plays an agent of this library"):
             EngineServer(spec, print)
+
+
+def test_the_conversation_on_the_site_is_what_the_engine_says():
+    """docs/engine-protocol.rst shows a real transcript: the same commands give the same lines (times aside)."""
+    from conftest import ROOT
+
+    page = (ROOT / "docs" / "engine-protocol.rst").read_text(encoding="utf-8")
+    block = page.split("A conversation\n", 1)[1].split(".. code-block:: text\n", 1)[1].split("\nPlaying another")[0]
+    shown = [line[3:] for line in block.splitlines() if line.startswith("   ")]
+    spec = "champion(nodes=20000, book=False, quiescence=0, reductions=True, weights='texel')"
+    assert f'python -m awale engine "{spec[:46]}' in page.replace("\n", " ")
+    server, out = engine(spec)
+    said = []
+    for line in shown:
+        if not line.startswith("> "):
+            continue
+        said.append(line)
+        before = len(out.lines)
+        server.handle(line[2:])
+        if line[2:].split()[0] == "go":
+            out.wait("bestmove", before)
+        said += out.lines[before:]
+
+    def timeless(lines):
+        return [re.sub(r"nps \d+ time \d+", "nps N time T", line) for line in lines]
+
+    assert timeless(said) == timeless(shown)
