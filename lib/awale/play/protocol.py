@@ -340,10 +340,8 @@ def _from_text(param: Param, text: str) -> Any:
     word = text.strip()
     if param.optional and word.lower() in ("", "none", "<empty>"):
         return None
-    if param.kind is bool:
-        if word.lower() not in ("true", "false"):
-            raise ValueError(f"{param.name} is true or false, got {_short(word)}")
-        return word.lower() == "true"
+    if param.kind is bool:  # true or false; another word goes to the agent, which may take it (a book's file)
+        return word.lower() == "true" if word.lower() in ("true", "false") else word
     if param.kind in (int, float):
         try:
             return param.kind(word)
