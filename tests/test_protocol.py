@@ -118,7 +118,8 @@ def _random_line(seed, plies=40):
 def test_a_line_written_in_labels_reads_back_to_its_actions_spaced_or_not(seed):
     actions, end = _random_line(seed)
     text = line_text(Game(), actions)
-    assert all(label in "ABCDEF" for label in text.split()[0::2]) and all(label in "abcdef" for label in text.split()[1::2])
+    labels = text.split()
+    assert all(label in "ABCDEF" for label in labels[0::2]) and all(label in "abcdef" for label in labels[1::2])
     for written in (text, text.replace(" ", "")):
         read, game = read_line(written, Game())
         assert read == actions and game == end and game.plies == end.plies

@@ -111,7 +111,8 @@ class _Process:
                 encoding="utf-8", errors="replace", bufsize=1,
             )
         except OSError as error:
-            raise EngineError(f"engine {name!r}: cannot start {shlex.join(argv)!r}: {error.strerror or error}") from None
+            why = error.strerror or error
+            raise EngineError(f"engine {name!r}: cannot start {shlex.join(argv)!r}: {why}") from None
         threading.Thread(target=self._read, daemon=True, name=f"engine-{name}-out").start()
         self._stderr = threading.Thread(target=self._read_errors, daemon=True, name=f"engine-{name}-err")
         self._stderr.start()
@@ -161,7 +162,8 @@ class _Process:
                 line = self._lines.get(timeout=max(deadline - time.monotonic(), 0.0))
             except queue.Empty:
                 self.close()
-                raise EngineError(f"engine {self.name!r}: no {word!r} within {timeout:g} s; the engine was ended") from None
+                raise EngineError(
+                    f"engine {self.name!r}: no {word!r} within {timeout:g} s; the engine was ended") from None
             if line is None:
                 raise self._died(f"ended before its {word!r}")
             lines.append(line)

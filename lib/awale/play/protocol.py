@@ -204,7 +204,8 @@ def _position(words: List[str]) -> Position:
     try:
         counts = [int(word) for word in numbers]
     except ValueError:
-        raise ProtocolError(f"position board: the pits and captures are whole numbers, got {_short(' '.join(numbers))}") from None
+        given = _short(" ".join(numbers))
+        raise ProtocolError(f"position board: the pits and captures are whole numbers, got {given}") from None
     return Position((tuple(counts[:-2]), (counts[-2], counts[-1]), 0 if side.lower() == "south" else 1), text)
 
 
@@ -282,7 +283,8 @@ def line_text(game: Game, actions: Sequence[int]) -> str:
 def info_line(progress: Progress, game: Game, seconds: float) -> str:
     """The ``info`` line of a search's progress from ``game``, ``seconds`` after its ``go``."""
     if progress.proven:
-        score = progress.proven + ("" if progress.margin is None or progress.proven == "draw" else f" {progress.margin}")
+        margin = progress.margin is not None and progress.proven != "draw"
+        score = progress.proven + (f" {progress.margin}" if margin else "")
     elif progress.seeds is not None:
         score = f"cp {round(100 * progress.seeds)}"
     elif progress.mean is not None:
@@ -632,7 +634,9 @@ class EngineServer:
         if wait and search.thread is not None:
             search.thread.join()
 
-    def _budget(self, go: Go, agent: Agent, game: Game) -> Tuple[Dict[str, Any], Optional[Tuple[float, float]], List[str]]:
+    def _budget(
+        self, go: Go, agent: Agent, game: Game
+    ) -> Tuple[Dict[str, Any], Optional[Tuple[float, float]], List[str]]:
         """The parameters ``go`` sets on ``agent``, the clock to tell it (seconds left, increment) and notes."""
         names = {param.name for param in agent.params}
         given = [word for word in ("infinite", "nodes", "depth", "movetime") if getattr(go, word) not in (None, False)]

@@ -120,7 +120,8 @@ from ..core.rules import Rules, as_rules
 
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
-    "AlphaBeta", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values", "points_per_seed",
+    "AlphaBeta", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
+    "points_per_seed",
     "Workspace", "Line",
 ]
 
