@@ -37,9 +37,9 @@ def engines():
 def test_the_program_plays_the_games_of_the_same_agent_in_this_process(engines, spec, budget):
     engines("twin", _command(spec))
     inside = spec if not budget else "champion(nodes=2000, book=False, reductions=True)"
-    for seed, (south, north) in enumerate([(f"engine(name='twin'{budget})", "greedy(eps=0.2)"),
-                                          ("greedy(eps=0.2)", f"engine(name='twin'{budget})"),
-                                          (f"engine(name='twin'{budget})", f"engine(name='twin'{budget})")]):
+    through_engine = f"engine(name='twin'{budget})"
+    for seed, (south, north) in enumerate([(through_engine, "greedy(eps=0.2)"), ("greedy(eps=0.2)", through_engine),
+                                          (through_engine, inside), (through_engine, through_engine)]):
         through = play(south, north, seed=seed)
         alone = play(*(inside if side.startswith("engine") else side for side in (south, north)), seed=seed)
         assert through.moves == alone.moves and through.winner == alone.winner and through.plies > 10
