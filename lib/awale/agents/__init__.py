@@ -7,6 +7,6 @@ True
 """
 
 from .base import Agent, Param, canonical_spec, parse, register, registry
-from . import basic, champion, clocked, external, minimax, mcts, opening  # noqa: F401  (importing them registers their agents)
+from . import basic, champion, clocked, engine, external, minimax, mcts, opening  # noqa: F401  (importing them registers their agents)
 
 __all__ = ["Agent", "Param", "canonical_spec", "parse", "register", "registry"]

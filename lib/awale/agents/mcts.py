@@ -12,6 +12,7 @@ from typing import List, Optional, Union
 
 import numpy as np
 
+from ..core.control import current
 from ..core.engine import game_arrays
 from ..knowledge.evaluation import load_evaluation
 from ..core.game import Game
@@ -60,6 +61,7 @@ class FlatMonteCarlo(_Searcher):
         budget = self.budget_iterations
         batch = 16 if deadline is not None else max(1, budget // len(actions))
         spent = 0
+        control = current()  # a stop of it (awale.core.control) ends the playouts after this batch
         while True:
             for i, child in enumerate(children):
                 size = batch if deadline is not None else min(batch, budget - spent)
@@ -72,6 +74,8 @@ class FlatMonteCarlo(_Searcher):
                 wins[i] += (south if mover == 0 else north) + 0.5 * draws
                 counts[i] += size
                 spent += size
+            if control is not None and control.stopped:
+                break
             if deadline is None:
                 if spent >= budget:
                     break

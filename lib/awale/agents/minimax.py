@@ -11,11 +11,11 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ..knowledge.evaluation import FEATURES, WEIGHTS, Evaluation, load_evaluation
+from ..knowledge.evaluation import WEIGHTS, Evaluation, load_evaluation
 from ..core.game import Game
 from ..search.alphabeta import (
-    EVAL_SCALE, MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, Enhancements,
-    SearchResult,
+    MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, Enhancements, SearchResult,
+    points_per_seed,
 )
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
@@ -182,7 +182,7 @@ class Minimax(Agent):
         self._rng = np.random.default_rng(self.seed)
         self.last_search: Optional[SearchResult] = None
         self._endgame = EndgameOption(self.endgame)
-        self._manager = TimeManager(self.time, _points_per_seed(self._evaluation())) if self.manage else None
+        self._manager = TimeManager(self.time, points_per_seed(self._evaluation())) if self.manage else None
 
     def observe_clock(self, remaining: float, increment: float) -> None:
         """With ``manage``, size the next move by the clock (see :mod:`awale.agents.timing`); else nothing."""
@@ -219,10 +219,3 @@ class Minimax(Agent):
             self._manager.spent(self.last_search.seconds)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]
-
-
-def _points_per_seed(evaluation: Optional[Evaluation]) -> float:
-    """The search's points per captured seed: 1, or with an evaluation its weight of a capture in points."""
-    if evaluation is None:
-        return 1.0
-    return max(EVAL_SCALE * float(evaluation.weights[FEATURES.index("captures")]), 1.0)

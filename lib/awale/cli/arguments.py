@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, NoReturn, Optional, Sequence, Tuple, Union
 
 from ..core._guard import available_cores
 
 __all__ = ["PROG", "Parser", "Failure", "integer", "number", "clock_value", "CLOCK_HELP", "clocked", "agent_spec",
            "replayed", "milliseconds", "nonempty_name", "rules_value", "default_store", "add_store", "add_cluster",
-           "info", "format_table", "DEFAULT_STORE", "DEFAULT_LEDGER", "USER_STORE", "user_store", "as_given"]
+           "info", "format_table", "DEFAULT_STORE", "DEFAULT_LEDGER", "USER_STORE", "user_store", "as_given",
+           "add_engines", "with_engines"]
 
 PROG = "python -m awale"
 
@@ -195,6 +196,67 @@ def add_cluster(parser: argparse.ArgumentParser) -> None:
         metavar="B",
         help="games per task (default: sized so a task lasts about a second)",
     )
+
+
+def engine_value(text: str) -> Tuple[str, str]:
+    """``--engine NAME=COMMAND``: the name and the command (checked when the engine is registered)."""
+    name, equals, command = text.partition("=")
+    if not equals or not name.strip() or not command.strip():
+        raise argparse.ArgumentTypeError(f"--engine takes NAME=COMMAND, such as "
+                                         f"sparring='python -m awale engine uct', got {text!r}")
+    return name.strip(), command
+
+
+def add_engines(parser: argparse.ArgumentParser) -> None:
+    """``--engine NAME=COMMAND``, repeatable: the programs that ``engine(name='NAME')`` sides play through."""
+    parser.add_argument(
+        "--engine", action="append", type=engine_value, default=[], metavar="NAME=COMMAND",
+        help="let the agent engine(name='NAME') be the program COMMAND, spoken to by the engine protocol "
+             "(python -m awale engine speaks it); repeatable. Its games are stored under engine(name='NAME') and "
+             "never replayed; they are played in this process (--workers 0)",
+    )
+
+
+def _engines_of(spec: str) -> List[str]:
+    """The engines an agent spec plays through, inside its clock and opening."""
+    from ..agents import parse
+
+    agent = parse(spec)
+    while hasattr(agent, "inner"):
+        agent = agent.inner
+    return [agent.engine] if agent.name == "engine" else []
+
+
+def with_engines(handler: Callable[[argparse.Namespace], int],
+                 sides: Callable[[argparse.Namespace], Sequence[str]]) -> Callable[[argparse.Namespace], int]:
+    """``handler`` with the engines of ``--engine`` registered first (awale.agents.engine) and ended after.
+
+    Every ``engine(name=...)`` of the sides must have a command; games with an engine are played in this process.
+    """
+
+    def run(args: argparse.Namespace) -> int:
+        from ..agents.engine import close_engines, register_engine
+
+        used = {name for spec in sides(args) for name in _engines_of(spec)}
+        given = dict(args.engine)
+        missing = sorted(used - set(given))
+        if missing:
+            raise Failure(f"engine(name={missing[0]!r}) needs its program: --engine {missing[0]}=COMMAND")
+        if used and (getattr(args, "scheduler", None) or getattr(args, "workers", 0)):
+            raise Failure("an engine is a process of this machine, started by this command: its games are played "
+                          "in this process; leave out --workers and --scheduler (or give --workers 0)")
+        if used and hasattr(args, "workers"):
+            args.workers = 0
+        try:
+            for name, command in args.engine:
+                register_engine(name, command)
+            for name in sorted(set(given) - used):
+                info(f"{PROG}: --engine {name}: no side is engine(name={name!r})")
+            return handler(args)
+        finally:
+            close_engines()
+
+    return run
 
 
 def info(message: str) -> None:

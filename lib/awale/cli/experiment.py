@@ -50,7 +50,8 @@ def add(commands: Any) -> None:
         help="check stored games: moves through the rules, and a sample replayed from their keys",
         description="Play every stored move list through the rules (legal moves, the stored winner, scores and "
         "plies), and replay a random sample of the games from their keys (agent specs, seed, rules): the moves "
-        "and results must come out identical. Games whose agents have a time budget or a clock are not replayed. "
+        "and results must come out identical. Games whose agents have a time budget or a clock, or are another "
+        "program (engine(name=...)), are not replayed; nothing read from the store starts a program. "
         "Exit status 1 if any game fails.",
     )
     checking.add_argument("name", nargs="?", metavar="NAME", help="only this experiment's games (default: all)")
@@ -189,7 +190,8 @@ def verify_store(args: argparse.Namespace) -> int:
         print(f"FAILED {mismatch}")
     print(
         f"{report.checked} of {report.games} games checked through the rules, {report.replayed} replayed from their "
-        f"keys ({report.time_based} not replayable: time budgets, clocks or threads): "
+        f"keys ({report.time_based} not replayable: time budgets, clocks or threads"
+        + (f", {report.external} of them played by another program, engine(...)" if report.external else "") + "): "
         + ("all identical" if report.ok else f"{len(report.mismatches)} FAILED")
     )
     return 0 if report.ok else 1

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .arguments import CLOCK_HELP, agent_spec, clock_value, integer
+from .arguments import CLOCK_HELP, add_engines, agent_spec, clock_value, integer, with_engines
 
 __all__ = ["add"]
 
@@ -22,7 +22,8 @@ def add(commands: Any) -> None:
     match.add_argument("--seed", type=integer(0, "--seed"), default=0, metavar="S", help="the match seed (default 0)")
     match.add_argument("--clock", type=clock_value, default=None, metavar="BASE+INC", help=CLOCK_HELP)
     match.add_argument("--show", action="store_true", help="print every position as a board")
-    match.set_defaults(handler=run_match)
+    add_engines(match)
+    match.set_defaults(handler=with_engines(run_match, lambda args: [args.south, args.north]))
 
 
 def run_match(args: argparse.Namespace) -> int:

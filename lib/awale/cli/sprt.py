@@ -9,7 +9,7 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 from ..core._guard import available_cores
-from .arguments import as_given, user_store
+from .arguments import add_engines, as_given, user_store, with_engines
 from .arguments import (CLOCK_HELP, DEFAULT_LEDGER, PROG, Failure, add_cluster, add_store, agent_spec, clock_value,
                         clocked, default_store, format_table, info, integer, number)
 
@@ -62,7 +62,8 @@ def add(commands: Any) -> None:
                       help=f"the ledger written by --ledger (default {DEFAULT_LEDGER})")
     add_store(test, user=True)
     add_cluster(test)
-    test.set_defaults(handler=run_sprt)
+    add_engines(test)
+    test.set_defaults(handler=with_engines(run_sprt, lambda args: [args.a, args.b]))
     ledger = commands.add_parser(
         "ledger",
         help="the ledger of ideas tried on the champion: show it, or check it against the store",

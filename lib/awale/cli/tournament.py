@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from .arguments import user_store
+from .arguments import add_engines, user_store, with_engines
 from .arguments import (CLOCK_HELP, Failure, add_cluster, add_store, agent_spec, clock_value, clocked, format_table,
                         integer, nonempty_name)
 from .running import report_failures, run_games
@@ -29,7 +29,8 @@ def add(commands: Any) -> None:
     add_store(tournament, user=True)
     tournament.add_argument("--name", type=nonempty_name, default="tournament", help="experiment name in the store (default: tournament)")
     add_cluster(tournament)
-    tournament.set_defaults(handler=run_tournament)
+    add_engines(tournament)
+    tournament.set_defaults(handler=with_engines(run_tournament, lambda args: args.specs))
 
 
 def run_tournament(args: argparse.Namespace) -> int:

@@ -21,6 +21,8 @@ from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
+from .control import watched
+
 __all__ = ["available_memory", "available_cores", "Chunks", "stop_on_signal", "stop_at"]
 
 #: Seconds a chunk of compiled work aims to last: a Ctrl-C is honoured within about this long.
@@ -121,17 +123,21 @@ class stop_on_signal:  # noqa: N801 - used like a function, as a context manager
     moments of a Ctrl-C; after the block, ``KeyboardInterrupt`` is raised
     (by Python's handler, or here if the handler did not raise).  Outside
     the main thread the block runs unguarded (Python handles signals in the
-    main thread only).  A class rather than a
+    main thread only).  A stop of the thread's search control
+    (:class:`awale.core.control.SearchControl`) writes the same value, in any
+    thread, and raises nothing.  A class rather than a
     generator: it guards every αβ search, so it should cost little.
     """
 
-    __slots__ = ("_entry", "_previous")
+    __slots__ = ("_entry", "_previous", "_control")
 
     def __init__(self, array: np.ndarray, index: int, value: int) -> None:
         self._entry = (array, index, value, [False])
         self._previous: Optional[int] = None
+        self._control = watched(array, index, value)
 
     def __enter__(self) -> None:
+        self._control.__enter__()
         writer = _wakeup()
         try:
             self._previous = signal.set_wakeup_fd(writer.fileno(), warn_on_full_buffer=False)
@@ -140,6 +146,7 @@ class stop_on_signal:  # noqa: N801 - used like a function, as a context manager
         _ACTIVE[id(self)] = self._entry  # a single store: atomic under the GIL
 
     def __exit__(self, *exc: object) -> None:
+        self._control.__exit__()
         if self._previous is None:
             return
         try:

@@ -20,7 +20,7 @@ import math
 from typing import Iterable, Optional, Protocol, Sequence, Tuple
 from xml.sax.saxutils import escape
 
-__all__ = ["BoardLike", "PlyLike", "SVG", "pit_label", "text_board", "svg_board", "board_text", "boxes_fit"]
+__all__ = ["BoardLike", "PlyLike", "SVG", "pit_label", "label_pit", "text_board", "svg_board", "board_text", "boxes_fit"]
 
 PLAYER_NAMES = ("South", "North")
 
@@ -55,6 +55,21 @@ def pit_label(pit: int, pits_per_side: int) -> str:
         raise ValueError(f"pit must be between 0 and {2 * pits_per_side - 1}, got {pit}")
     player, action = divmod(pit, pits_per_side)
     return chr((ord("A") if player == 0 else ord("a")) + action)
+
+
+def label_pit(label: str, pits_per_side: int) -> int:
+    """The absolute pit index of a label, the inverse of :func:`pit_label`: ``"C"`` is South's third pit, 2.
+
+    Raises:
+        ValueError: not a letter, or a letter beyond the board's pits.
+    """
+    if len(label) != 1 or not label.isascii() or not label.isalpha():
+        raise ValueError(f"{label!r} is not a pit: pits are letters, A-{pit_label(pits_per_side - 1, pits_per_side)} "
+                         f"(South's) and a-{pit_label(2 * pits_per_side - 1, pits_per_side)} (North's)")
+    action = ord(label.lower()) - ord("a")
+    if action >= pits_per_side:
+        raise ValueError(f"{label!r} is not a pit of this board: each side has {pits_per_side} pits")
+    return (0 if label.isupper() else pits_per_side) + action
 
 
 def _status(game: BoardLike) -> str:

@@ -13,7 +13,9 @@ Two checks, from the cheapest:
   seed, rules: see :func:`awale.play.match.play`), so playing the key again must
   give the same moves, winner and scores, bit for bit.  Games whose agents
   have a time budget (a ``time`` parameter) depend on the machine's speed
-  and load: they are not replayed, and counted as such.
+  and load: they are not replayed, and counted as such.  Nor are the games of
+  another program (``engine(name=...)``, :mod:`awale.agents.engine`): its
+  command is not in the store, and nothing read from it starts a process.
 
 Replaying costs as much as playing, so by default a seeded random sample of
 the replayable games is replayed; the rules check covers every game.  A game
@@ -30,6 +32,8 @@ from typing import Any, List, Mapping, Optional, Union
 import numpy as np
 
 from ..agents import parse
+from ..agents.base import WrapperAgent
+from ..agents.engine import Engine
 from ..core.game import Game, IllegalActionError
 from ..play.match import play
 from .store import Store, decode_moves, rules_from_text
@@ -67,7 +71,8 @@ class VerifyReport:
         checked: games whose moves were played through the rules (all of them).
         replayed: games replayed from their keys.
         time_based: games not replayable because an agent had a time budget or a
-            multi-threaded search (see :func:`time_based`).
+            multi-threaded search, or was another program (see :func:`time_based`).
+        external: those of them played by another program (``engine(name=...)``).
         mismatches: every game that failed a check.
     """
 
@@ -75,6 +80,7 @@ class VerifyReport:
     checked: int = 0
     replayed: int = 0
     time_based: int = 0
+    external: int = 0
     mismatches: List[Mismatch] = dataclasses.field(default_factory=list)
 
     @property
@@ -196,6 +202,7 @@ def verify(
     timed = {spec: time_based(spec) for spec in set(frame["south"]) | set(frame["north"])}
     replayable = [row for row in rows if not (timed[row["south"]] or timed[row["north"]])]
     report.time_based = len(rows) - len(replayable)
+    report.external = sum(_external(row["south"]) or _external(row["north"]) for row in rows)
     if sample is not None and sample < len(replayable):
         chosen = np.random.default_rng(seed).choice(len(replayable), size=sample, replace=False)
         replayable = [replayable[i] for i in sorted(chosen)]
@@ -205,6 +212,15 @@ def verify(
         if reason is not None:
             report.mismatches.append(_mismatch(row, "replay", reason))
     return report
+
+
+@functools.lru_cache(maxsize=1024)
+def _external(spec: str) -> bool:
+    """Whether the agent of ``spec`` is another program (an engine), inside its clock and opening."""
+    agent = parse(spec)
+    while isinstance(agent, WrapperAgent):
+        agent = agent.inner
+    return isinstance(agent, Engine)
 
 
 def _mismatch(row: Mapping[str, Any], check: str, reason: str) -> Mismatch:

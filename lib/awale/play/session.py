@@ -28,7 +28,7 @@ from ..agents import Agent, parse
 from ..core.game import PLAYERS, Game, IllegalActionError
 from ..core.gamefile import HUMAN, save_game
 from ..core.record import Ply, describe
-from ..core.render import pit_label
+from ..core.render import label_pit, pit_label
 from ..core.rules import Rules, as_rules
 from ..search.alphabeta import EVAL_SCALE, WIN
 from .advice import in_words, rate
@@ -49,10 +49,10 @@ def parse_move(text: str, game: Game) -> int:
     letters = f"{first}-{chr(ord(first) + n - 1)}"
     word = text.strip()
     if len(word) == 1 and word.isalpha() and word.isascii():
-        action = ord(word.lower()) - ord("a")
-        owner = 0 if word.isupper() else 1  # the board's letters: South's capitals, North's small letters
-        if not 0 <= action < n:
-            raise ValueError(f"{word!r} is not one of your pits: they are {letters} (or 1-{n})")
+        try:
+            owner, action = divmod(label_pit(word, n), n)  # the board's letters: South's capitals, North's small
+        except ValueError:
+            raise ValueError(f"{word!r} is not one of your pits: they are {letters} (or 1-{n})") from None
         if owner != player:
             raise ValueError(f"{word} is {PLAYERS[owner]}'s pit, your opponent's: yours are {letters} (or 1-{n})")
     elif word.isdigit() and word.isascii():

@@ -114,9 +114,10 @@ from typing import Callable, ContextManager, Dict, Iterable, NamedTuple, Optiona
 import numpy as np
 
 from ..core._guard import stop_at, stop_on_signal
+from ..core.control import Progress, current, detached
 from ..core._jit import jit
 from ..knowledge.endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
-from ..knowledge.evaluation import N_FEATURES, Evaluation, logit, moves_and_best_capture
+from ..knowledge.evaluation import FEATURES, N_FEATURES, Evaluation, logit, moves_and_best_capture
 from ..core.game import Game
 from ..core.engine import DRAW, ONGOING, advance, game_arrays
 from ..core.rules import Rules, as_rules
@@ -124,6 +125,7 @@ from ..core.rules import Rules, as_rules
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
     "AlphaBeta", "Enhancements", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
+    "points_per_seed",
     "Workspace", "Line",
 ]
 
@@ -944,6 +946,47 @@ class AlphaBeta:
         if game.game_finished:
             raise ValueError("the game is over: there is nothing to search")
 
+    @property
+    def points_per_seed(self) -> float:
+        """The search's points per captured seed: 1, or with an evaluation its weight of a capture in points."""
+        return points_per_seed(self.evaluation)
+
+    def principal_variation(self, game: Game, first: int, plies: int = 32) -> Tuple[int, ...]:
+        """``first``, then the moves the transposition table holds as best from each position it leads to.
+
+        Stops at a position the table does not hold (or holds without a legal move), at the end of the game or
+        after ``plies`` moves.
+        """
+        n = self.rules.pits_per_side
+        keys, moves = self._table[0], self._table[4]
+        line = [first]
+        game = game.step(first)[0]
+        while len(line) < plies and not game.game_finished:
+            arrays = game_arrays(game)
+            key = _position_hash(arrays.state, 2 * n, self._zpos, self._zply, self._ctl[_PLIES]) ^ _history_hash(
+                arrays.boards, arrays.length, self._zhist, 2 * n)
+            slot = key & (len(keys) - 1)
+            if keys[slot] != key or int(moves[slot]) not in game.legal_actions:
+                break
+            line.append(int(moves[slot]))
+            game = game.step(line[-1])[0]
+        return tuple(line)
+
+    def _report(self, game: Game, found: tuple, depth: int, seconds: float) -> None:
+        """Tell the thread's search control (if it listens) the iteration just completed."""
+        control = current()
+        if control is None or control.listener is None:
+            return
+        value, best, _, exact = found
+        proven = ""
+        if abs(value) >= WIN or (exact and value == 0):
+            proven = "win" if value > 0 else "loss" if value < 0 else "draw"
+        control.report(Progress(
+            depth, self.nodes, seconds, self.principal_variation(game, best[0]),
+            seeds=None if proven else value / self.points_per_seed, proven=proven,
+            margin=abs(value) - WIN if proven in ("win", "loss") else None,
+        ))
+
     def _start(self) -> None:
         """Begin a search: count nodes from zero and age the table's entries."""
         self._ctl[_NODES] = 0
@@ -1089,13 +1132,27 @@ class AlphaBeta:
             rate = spent / max(last, 1e-9)
             best = tuple(a for a, v in zip(game.legal_actions, values) if v == value)
             found = (value, best, None if exact else iteration, exact)
+            self._report(game, found, iteration, _time.perf_counter() - start)
             if exact:
                 break
             if plan is not None:
                 done.append(Iteration(iteration, int(value), best, _time.perf_counter() - start, last))
                 soft = min(float(plan(done)), time)
+        if found is None:  # stopped (awale.core.control) before the first iteration ended: that one, unstopped
+            with detached():
+                value, values, _, exact = self._run(game, 1, True, _UNLIMITED)
+            found = (value, tuple(a for a, v in zip(game.legal_actions, values) if v == value), None if exact else 1,
+                     exact)
         value, best, reached, exact = found
         return SearchResult(value, best, reached, exact, self.nodes, _time.perf_counter() - start, self.probes)
+
+
+def points_per_seed(evaluation: Optional[Evaluation]) -> float:
+    """The points of a search per captured seed: 1 without an evaluation, else the evaluation's weight of a
+    capture in points (at least 1)."""
+    if evaluation is None:
+        return 1.0
+    return max(EVAL_SCALE * float(evaluation.weights[FEATURES.index("captures")]), 1.0)
 
 
 def solve(game: Game, depth: Optional[int] = None) -> int:

@@ -46,6 +46,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 
 from ..core._guard import Chunks, available_memory
+from ..core.control import Progress, current, watched
 from ..knowledge.endgame import EndgameDatabase, probe_tables
 from ..knowledge.evaluation import N_FEATURES, checked_weights
 from ..core.engine import game_arrays
@@ -326,6 +327,7 @@ class SearchTree:
                 f"{iterations:,} more iterations were asked for"
             )
         self.reserve(iterations)
+        self._began = time.perf_counter()
         return self._run(iterations)
 
     def _run(self, iterations: int, stop: Optional[threading.Event] = None) -> int:
@@ -340,7 +342,8 @@ class SearchTree:
             done, self.used = self._chunk(size)
             self.iterations += int(done)
             total += int(done)
-            if done < size:  # the root is proven, or the tree is full
+            self._report()
+            if done < size:  # the root is proven, the tree is full, or the search was stopped
                 break
             chunks.done(size)
         return total
@@ -369,8 +372,21 @@ class SearchTree:
     def _chunk(self, size: int) -> Tuple[int, int]:
         """Run up to ``size`` iterations in one call of the kernel; return ``(iterations done, nodes used)``."""
         tree = self.arrays()
-        done = iterate(size, np.zeros(1, dtype=np.int64), tree, self.options(), self.root(), self._rng)
+        with watched(tree.control, 0, 1):  # a stop of the thread's search control ends the kernel at once
+            done = iterate(size, np.zeros(1, dtype=np.int64), tree, self.options(), self.root(), self._rng)
         return int(done), int(tree.used[0])
+
+    def _report(self) -> None:
+        """Tell the thread's search control (if it listens) how the search stands; a tree of a forest does not."""
+        control = current()
+        if control is None or control.listener is None or self.share != 1:
+            return
+        line = self.principal_variation()
+        best = next((s for s in self.children() if line and s.action == line[0]), None)
+        control.report(Progress(
+            len(line), self.root_visits, time.perf_counter() - getattr(self, "_began", time.perf_counter()), line,
+            mean=None if best is None else best.mean, proven="" if best is None else best.proven,
+        ))
 
     def run_for(self, seconds: float, stop: Optional[threading.Event] = None) -> int:
         """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran.
@@ -379,7 +395,8 @@ class SearchTree:
         :data:`MAX_VISITS` visits: the search stops early when it is full
         (or when ``stop`` is set).
         """
-        deadline = time.perf_counter() + seconds
+        self._began = time.perf_counter()
+        deadline = self._began + seconds
         done, chunk = 0, 64
         limit = self.node_limit
         while time.perf_counter() < deadline and not self.proven_root:
@@ -434,6 +451,25 @@ class SearchTree:
     def best_action(self, by: str = "visits") -> int:
         """The action to play (see :func:`choose_action`)."""
         return choose_action(self.children(), by, self.game.legal_actions[0])
+
+    def principal_variation(self, plies: int = 32) -> Tuple[int, ...]:
+        """The best action (:meth:`best_action`), then the most visited child of each node below it, as far as
+        the tree goes (at most ``plies`` moves); empty before the first iteration."""
+        node, line = 0, []
+        while len(line) < plies:
+            best, most = -1, 0
+            child = int(self._links[node, FIRST])
+            chosen = self.best_action() if node == 0 and child >= 0 else -1
+            while child >= 0:
+                visits, action = int(self._links[child, VISITS]), int(self._flags[child, ACTION])
+                if action == chosen or (chosen < 0 and visits > most):
+                    best, most = child, visits
+                child = int(self._links[child, NEXT])
+            if best < 0:
+                break
+            line.append(int(self._flags[best, ACTION]))
+            node = best
+        return tuple(line)
 
     def subtree(self, game: Game) -> Optional["SearchTree"]:
         """The tree under the node reached by ``game``, if ``game`` continues the root's game.

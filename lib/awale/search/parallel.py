@@ -51,12 +51,14 @@ References:
 from __future__ import annotations
 
 import threading
+import time
 from typing import Callable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
 from ..core._guard import available_cores
 from ..core._jit import jit
+from ..core.control import Progress, bound, current, watched
 from ..knowledge.endgame import EndgameDatabase
 from ..core.game import Game
 from ..core.engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
@@ -146,6 +148,7 @@ def _in_threads(tasks: Sequence[Callable[[], object]], stop: Callable[[], None])
             errors.append(error)
             stop()
 
+    tasks = [bound(task) for task in tasks]  # the new threads are stopped with this one (awale.core.control)
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(1, len(tasks))]
     for thread in threads:
         thread.start()
@@ -296,7 +299,8 @@ class SharedTree(SearchTree):
         if self.scheme == "tree":
             counter = np.zeros(1, dtype=np.int64)
             tasks = [(lambda rng=rng: iterate(size, counter, tree, opt, root, rng)) for rng in self._rngs]
-            done = sum(_in_threads(tasks, stop))
+            with watched(tree.control, 0, 1):
+                done = sum(_in_threads(tasks, stop))
         else:
             sync = np.zeros(5, dtype=np.int64)
             path = np.empty(self.capacity + 1, dtype=np.int64)
@@ -306,7 +310,8 @@ class SharedTree(SearchTree):
                 (lambda i=i: _leaf_helper(i, sync, tree, opt, root, self._rngs[i], path, legal))
                 for i in range(1, self.threads)
             ]
-            done = _in_threads(master + helpers, stop)[0]
+            with watched(tree.control, 0, 1):
+                done = _in_threads(master + helpers, stop)[0]
         return int(done), min(int(tree.used[0]), self.capacity)
 
 
@@ -379,13 +384,32 @@ class RootForest:
         for tree, share in zip(self.trees, shares):
             tree.reserve(share)
         stop = threading.Event()
+        began = time.perf_counter()
         tasks = [(lambda t=tree, k=share: t._run(k, stop)) for tree, share in zip(self.trees, shares)]
-        return sum(_in_threads(tasks, stop.set))
+        done = sum(_in_threads(tasks, stop.set))
+        self._report(began)
+        return done
 
     def run_for(self, seconds: float) -> int:
         """Search every tree for about ``seconds`` seconds, side by side; return the iterations run."""
         stop = threading.Event()
-        return sum(_in_threads([(lambda t=tree: t.run_for(seconds, stop)) for tree in self.trees], stop.set))
+        began = time.perf_counter()
+        done = sum(_in_threads([(lambda t=tree: t.run_for(seconds, stop)) for tree in self.trees], stop.set))
+        self._report(began)
+        return done
+
+    def _report(self, began: float) -> None:
+        """Tell the thread's search control (if it listens) what the trees found together (their own reports are
+        not made: each holds a share of the search)."""
+        control = current()
+        if control is None or control.listener is None:
+            return
+        line = self.principal_variation()
+        best = next((s for s in self.children() if line and s.action == line[0]), None)
+        control.report(Progress(
+            len(line), self.root_visits, time.perf_counter() - began, line,
+            mean=None if best is None else best.mean, proven="" if best is None else best.proven,
+        ))
 
     def children(self) -> List[ChildStats]:
         """The root's children with the trees' statistics summed, in ascending order of action.
@@ -412,6 +436,14 @@ class RootForest:
     def best_action(self, by: str = "visits") -> int:
         """The action to play, from the summed statistics (see :func:`~awale.search.mcts.choose_action`)."""
         return choose_action(self.children(), by, self.game.legal_actions[0])
+
+    def principal_variation(self, plies: int = 32) -> Tuple[int, ...]:
+        """The best action, then the line of the first tree whose own line starts with it (or that action alone)."""
+        if not self.children():
+            return ()
+        first = self.best_action()
+        return next((line for line in (t.principal_variation(plies) for t in self.trees) if line[:1] == (first,)),
+                    (first,))
 
     def subtree(self, game: Game) -> Optional["RootForest"]:
         """The forest of each tree's subtree at ``game`` (see :meth:`SearchTree.subtree`), if all have one."""

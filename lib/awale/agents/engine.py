@@ -1,0 +1,420 @@
+"""Another program as an agent: ``engine(name='NAME')`` plays the moves of a process spoken to by the engine protocol.
+
+The protocol is the one ``python -m awale engine`` speaks (:mod:`awale.play.protocol`, UCI read for Awale): the
+agent sends ``position startpos moves ...`` and a ``go`` at each of its turns, and plays the pit of the
+``bestmove`` that comes back.  What ``go`` says comes from the spec: ``go movetime MS`` with ``time``, ``go nodes
+N`` with ``nodes``, ``go depth D`` with ``depth``, ``go`` alone (the program's own budget) with none of them, and
+``go wtime ... winc ...`` (South's clock) or ``go btime ... binc ...`` (North's) under a clock
+(``clocked(agent="engine(name='NAME')", tc='60+0.5')``, :mod:`awale.agents.clocked`).
+
+**Which program.**  A spec names the program only by ``NAME``.  The command that starts it is given by the user of
+this process, on its command line (``--engine NAME=COMMAND`` of ``match``, ``tournament`` and ``sprt``), which
+calls :func:`register_engine`; nothing read from a store, a game file or a spec ever starts a process.  A spec
+whose name has no command here is refused at its first move with an error saying so: stored games of an engine
+are checked through the rules (:mod:`awale.experiments.verify`) but never replayed, as :attr:`Engine.replayable`
+is False.
+
+**Processes.**  A process is started at the first move that needs it and kept for the next games of the same
+name (``ucinewgame`` between games, ``setoption name Seed`` when the program offers it, so that a program of this
+library seeds its agent as the match seeds the in-process one).  The command is split like a shell's words
+(:func:`shlex.split`) but no shell runs it.  Every process is ended by :func:`close_engines` (which the commands
+call when they end) or at the exit of this process; one that dies, or takes longer than ``timeout`` seconds
+beyond its budget, is ended at once and the move fails with an error naming the engine.
+
+>>> agent = parse("engine(name='sparring', nodes=20000)")
+>>> agent.spec, agent.replayable
+("engine(name='sparring', nodes=20000)", False)
+"""
+
+from __future__ import annotations
+
+import atexit
+import collections
+import queue
+import re
+import shlex
+import subprocess
+import threading
+import time
+import weakref
+from typing import Deque, Dict, List, Optional, Sequence, Tuple
+
+from ..core.game import PLAYERS, Game
+from ..core.render import label_pit, pit_label
+from ..core.rules import Rules, rules_to_text
+from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
+
+__all__ = ["Engine", "EngineError", "register_engine", "registered_engines", "close_engines", "NAME_PATTERN"]
+
+#: What an engine's name may be: letters, digits, ``_``, ``-`` and ``.``, at most 40.
+NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+
+_COMMANDS: Dict[str, Tuple[str, ...]] = {}
+_IDLE: Dict[str, List["_Process"]] = collections.defaultdict(list)
+_ALL: "weakref.WeakSet[_Process]" = weakref.WeakSet()
+_LOCK = threading.Lock()
+
+
+class EngineError(ValueError):
+    """An engine that cannot be started, does not answer in time, dies, or answers what the protocol does not say."""
+
+
+def register_engine(name: str, command: str) -> None:
+    """Let ``engine(name=NAME)`` start ``command`` in this process (the command line's ``--engine NAME=COMMAND``).
+
+    Raises:
+        ValueError: a bad name, an empty command, or a name given two different commands.
+    """
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
+        raise ValueError(f"an engine's name is 1 to 40 letters, digits, '_', '-' or '.', got {name!r}")
+    try:
+        argv = tuple(shlex.split(command))
+    except ValueError as error:
+        raise ValueError(f"engine {name!r}: cannot read its command {command!r}: {error}") from None
+    if not argv:
+        raise ValueError(f"engine {name!r}: its command is empty")
+    if _COMMANDS.get(name, argv) != argv:
+        raise ValueError(f"engine {name!r} is given two commands: {shlex.join(_COMMANDS[name])!r} and {command!r}")
+    _COMMANDS[name] = argv
+
+
+def registered_engines() -> Dict[str, str]:
+    """The engines this process may start, by name: their commands."""
+    return {name: shlex.join(argv) for name, argv in _COMMANDS.items()}
+
+
+def close_engines() -> None:
+    """End every engine process started here (idle or not) and forget the commands registered."""
+    with _LOCK:
+        processes = list(_ALL)
+        _IDLE.clear()
+        _COMMANDS.clear()
+    for process in processes:
+        process.close()
+
+
+atexit.register(close_engines)
+
+
+class _Process:
+    """One running engine: its pipes, a thread reading its answers, and the last lines of its standard error."""
+
+    def __init__(self, name: str, argv: Sequence[str], timeout: float) -> None:
+        self.name = name
+        self.options: List[str] = []
+        self.ident = ""
+        self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._errors: Deque[str] = collections.deque(maxlen=5)
+        try:
+            self._popen = subprocess.Popen(
+                list(argv), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                encoding="utf-8", errors="replace", bufsize=1,
+            )
+        except OSError as error:
+            why = error.strerror or error
+            raise EngineError(f"engine {name!r}: cannot start {shlex.join(argv)!r}: {why}") from None
+        threading.Thread(target=self._read, daemon=True, name=f"engine-{name}-out").start()
+        self._stderr = threading.Thread(target=self._read_errors, daemon=True, name=f"engine-{name}-err")
+        self._stderr.start()
+        _ALL.add(self)
+        try:
+            self.send("uci")
+            for line in self.until("uciok", timeout):
+                if line.startswith("option name "):
+                    self.options.append(line[len("option name "):].split(" type ", 1)[0].strip().lower())
+                elif line.startswith("id name "):
+                    self.ident = line[len("id name "):]
+        except EngineError:
+            self.close()
+            raise
+
+    def _read(self) -> None:
+        try:
+            for line in self._popen.stdout:  # type: ignore[union-attr]
+                self._lines.put(line.rstrip("\r\n"))
+        except (OSError, ValueError):  # closed by close()
+            pass
+        self._lines.put(None)  # the end of its output: it has ended
+
+    def _read_errors(self) -> None:
+        try:
+            for line in self._popen.stderr:  # type: ignore[union-attr]
+                if line.strip():
+                    self._errors.append(line.strip())
+        except (OSError, ValueError):  # closed by close()
+            pass
+
+    def send(self, line: str) -> None:
+        """Write one command line."""
+        try:
+            assert self._popen.stdin is not None
+            self._popen.stdin.write(line + "\n")
+            self._popen.stdin.flush()
+        except (OSError, ValueError):
+            raise self._died(f"could not be sent {line.split()[0]!r}") from None
+
+    def until(self, word: str, timeout: float) -> List[str]:
+        """The lines read up to the first that starts with ``word`` (included), within ``timeout`` seconds."""
+        deadline = time.monotonic() + timeout
+        lines = []
+        while True:
+            try:
+                line = self._lines.get(timeout=max(deadline - time.monotonic(), 0.0))
+            except queue.Empty:
+                self.close()
+                raise EngineError(
+                    f"engine {self.name!r}: no {word!r} within {timeout:g} s; the engine was ended") from None
+            if line is None:
+                raise self._died(f"ended before its {word!r}")
+            lines.append(line)
+            if line.split()[:1] == [word]:
+                return lines
+
+    def _died(self, what: str) -> EngineError:
+        """The error of an engine that has gone (it is ended for good)."""
+        try:
+            status = self._popen.wait(timeout=1.0)  # it is ending: its last words come first
+            self._stderr.join(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            status = None
+        self.close()
+        if status is None:
+            status = self._popen.poll()
+        said = f"; its last words: {self._errors[-1]}" if self._errors else ""
+        return EngineError(f"engine {self.name!r} {what} (exit status {status}){said}")
+
+    @property
+    def alive(self) -> bool:
+        return self._popen.poll() is None
+
+    def close(self) -> None:
+        """End the process: ``quit``, then a terminate, then a kill, a second apart."""
+        popen = self._popen
+        if popen.poll() is None:
+            try:
+                assert popen.stdin is not None
+                popen.stdin.write("quit\n")
+                popen.stdin.flush()
+            except (OSError, ValueError):
+                pass
+            for end in (None, popen.terminate, popen.kill):
+                if end is not None:
+                    end()
+                try:
+                    popen.wait(timeout=1.0)
+                    break
+                except subprocess.TimeoutExpired:
+                    continue
+        for stream in (popen.stdin, popen.stdout, popen.stderr):
+            try:
+                if stream is not None:
+                    stream.close()
+            except (OSError, ValueError):
+                pass
+        _ALL.discard(self)
+
+
+def _acquire(name: str, timeout: float) -> _Process:
+    """An idle process of the engine ``name``, or a new one."""
+    with _LOCK:
+        if name not in _COMMANDS:
+            raise EngineError(
+                f"engine {name!r}: no command for it in this process. An engine's program is named only on the "
+                f"command line (--engine {name}=COMMAND of match, tournament and sprt); a stored game or a spec "
+                "never starts one, so its games are checked through the rules but never replayed")
+        idle = _IDLE[name]
+        while idle:
+            process = idle.pop()
+            if process.alive:
+                return process
+        argv = _COMMANDS[name]
+    return _Process(name, argv, timeout)
+
+
+def _release(process: _Process) -> None:
+    """Give a process back for the next game of its engine (an ended one is dropped)."""
+    with _LOCK:
+        if process.alive and process.name in _COMMANDS:
+            _IDLE[process.name].append(process)
+            return
+    process.close()
+
+
+@register
+class Engine(Agent):
+    """The moves of another program, spoken to by the engine protocol (see the module docstring).
+
+    Spec: ``engine(name='NAME')``, with at most one of ``time``, ``nodes`` and ``depth``.
+
+    Args:
+        name: the engine, whose command ``--engine NAME=COMMAND`` gave on this process's command line.
+        time: seconds a move (``go movetime``).
+        nodes: positions (αβ) or iterations (MCTS) a move (``go nodes``).
+        depth: plies a move (``go depth``).
+        seed: given to the program as its ``Seed`` setting before each game, when it has one.
+        timeout: seconds to wait for an answer beyond the move's time (the clock's time under a clock) before
+            the engine is ended and the move fails (also the wait for the program to start).
+    """
+
+    name = "engine"
+    params = (
+        Param("name", str, None, doc="the engine: its command is given by --engine NAME=COMMAND"),
+        Param("time", float, None, minimum=0.001, maximum=MAX_SECONDS, optional=True,
+              doc="seconds a move (go movetime)"),
+        Param("nodes", int, None, minimum=1, optional=True, doc="positions or iterations a move (go nodes)"),
+        Param("depth", int, None, minimum=1, optional=True, doc="plies a move (go depth)"),
+        seed_param(),
+        Param("timeout", float, 120.0, minimum=0.1, maximum=MAX_SECONDS,
+              doc="seconds to wait beyond a move's time before the engine is given up"),
+    )
+
+    def validate(self) -> None:
+        # The parameter ``name`` would hide the agent's own name, ``engine``, which specs and messages use: the
+        # engine's name is read from the values (:attr:`engine`).
+        self.__dict__.pop("name", None)
+        if not NAME_PATTERN.fullmatch(self.engine):
+            raise ValueError(f"engine: name is 1 to 40 letters, digits, '_', '-' or '.', got {self.engine!r}")
+        given = [word for word in ("time", "nodes", "depth") if self._values[word] is not None]
+        if len(given) > 1:
+            raise ValueError(f"engine: give at most one of time, nodes and depth, got {' and '.join(given)}")
+
+    @property
+    def engine(self) -> str:
+        """The engine's name (the spec's ``name``)."""
+        return self._values["name"]
+
+    @property
+    def replayable(self) -> bool:
+        """False: another program's moves are not this library's to replay."""
+        return False
+
+    def reset(self) -> None:
+        """A new game: the process kept (if any) is given back, and the line followed forgotten."""
+        process: Optional[_Process] = getattr(self, "_process", None)
+        finalizer = getattr(self, "_finalizer", None)
+        if finalizer is not None:
+            finalizer.detach()
+        if process is not None:
+            _release(process)
+        self._process: Optional[_Process] = None
+        self._finalizer: Optional[weakref.finalize] = None
+        self._game: Optional[Game] = None
+        self._moves: List[int] = []
+        self._clock: Optional[Tuple[float, float]] = None
+
+    def observe(self, game: Game) -> None:
+        """Follow a position whose move is not this agent's (an opening's)."""
+        self._follow(game)
+
+    def observe_clock(self, remaining: float, increment: float) -> None:
+        """Keep the clock, sent with the next ``go``."""
+        self._clock = (float(remaining), float(increment))
+
+    def act(self, game: Game) -> int:
+        """The engine's move in ``game``.
+
+        Raises:
+            EngineError: no command for this engine here, a program that cannot start, does not answer in time,
+                dies, or answers a move that is not legal here.
+            ValueError: ``game`` does not continue the game followed so far from the initial position.
+        """
+        self._check_game(game)
+        self._follow(game)
+        try:
+            process = self._started(game.rules)
+            n = game.rules.pits_per_side
+            line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled())
+            process.send(f"position startpos moves {line}" if line else "position startpos")
+            go, wait = self._go(game.current_player)
+            process.send(go)
+            answer = process.until("bestmove", wait + self.timeout)[-1].split()
+            return self._action(answer[1] if len(answer) > 1 else "", game)
+        except EngineError:
+            self._drop()  # a program that failed once is not trusted with another game
+            raise
+
+    def _drop(self) -> None:
+        """End the process of this game, if any."""
+        if self._finalizer is not None:
+            self._finalizer.detach()
+            self._finalizer = None
+        if self._process is not None:
+            self._process.close()
+            self._process = None
+
+    def _labelled(self) -> List[Tuple[int, int]]:
+        """The moves followed, each with the player who made it."""
+        game, out = Game(self._game.rules if self._game is not None else None), []
+        for action in self._moves:
+            out.append((game.current_player, action))
+            game = game.step(action)[0]
+        return out
+
+    def _go(self, player: int) -> Tuple[str, float]:
+        """The ``go`` of this move, and the seconds it may take."""
+        if self._clock is not None:
+            remaining, increment = self._clock
+            side = "wb"[player]
+            return (f"go {side}time {max(int(remaining * 1000), 0)} {side}inc {int(increment * 1000)}",
+                    max(remaining, 0.0))
+        if self.time is not None:
+            return f"go movetime {max(int(round(self.time * 1000)), 1)}", self.time
+        if self.nodes is not None:
+            return f"go nodes {self.nodes}", 0.0
+        if self.depth is not None:
+            return f"go depth {self.depth}", 0.0
+        return "go", 0.0
+
+    def _action(self, word: str, game: Game) -> int:
+        n = game.rules.pits_per_side
+        mover = game.current_player
+        try:
+            owner, action = divmod(label_pit(word, n), n)
+        except ValueError:
+            raise EngineError(f"engine {self.engine!r} answered bestmove {word or '(nothing)'!r}, "
+                              f"not a pit of {PLAYERS[mover]}") from None
+        if owner != mover or action not in game.legal_actions:
+            legal = " ".join(pit_label(mover * n + a, n) for a in game.legal_actions)
+            raise EngineError(f"engine {self.engine!r} answered bestmove {word!r}, not a legal move of "
+                              f"{PLAYERS[mover]} at ply {game.plies} (legal: {legal})")
+        return action
+
+    def _started(self, rules: Rules) -> _Process:
+        """The process of this game, started (or taken from the idle ones) and told a new game at the first move."""
+        if self._process is not None:
+            if not self._process.alive:
+                raise self._process._died("has ended during the game")
+            return self._process
+        process = _acquire(self.engine, self.timeout)
+        self._process = process
+        self._finalizer = weakref.finalize(self, _release, process)  # a dropped agent gives its process back
+        if "rules" in process.options:
+            process.send(f"setoption name Rules value {rules_to_text(rules)}")
+        elif rules != Rules():
+            raise EngineError(f"engine {self.engine!r} has no Rules setting: it plays only the Abapa rules")
+        if "seed" in process.options:
+            process.send(f"setoption name Seed value {self.seed}")
+        process.send("ucinewgame")
+        process.send("isready")
+        process.until("readyok", self.timeout)
+        return process
+
+    def _follow(self, game: Game) -> None:
+        """Bring the line followed to ``game``: up to two plies after the last position seen (or from the start).
+
+        Raises:
+            ValueError: ``game`` does not continue the game followed (nor start from the initial position).
+        """
+        self._check_game(game)
+        if self._game is None or game.plies == 0:
+            self._game, self._moves = Game(game.rules), []
+        frontier: List[Tuple[Game, Tuple[int, ...]]] = [(self._game, ())]
+        for _ in range(3):
+            for position, path in frontier:
+                if position == game and position.plies == game.plies:
+                    self._game, self._moves = game, self._moves + list(path)
+                    return
+            frontier = [(position.step(action)[0], path + (action,)) for position, path in frontier
+                        if not position.game_finished for action in position.legal_actions]
+        raise ValueError(f"engine: this position (ply {game.plies}) does not continue the game followed; an engine "
+                         "is shown a game move by move from the initial position")
