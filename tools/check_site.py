@@ -343,6 +343,7 @@ def check_link_to_play(page: Page, relative: str, report: PageReport) -> None:
 def check_folding(page: Page, report: PageReport) -> None:
     """For a reader who has not chosen, a long chapter starts with its code folded, a short one with it shown."""
     page.evaluate("() => { try { localStorage.removeItem('awale-thesis-code'); } catch (e) {} }")
+    page.wait_for_load_state("networkidle")  # a reload would abort requests still under way (fonts)
     page.reload(wait_until="load")
     lines, visible = page.evaluate(
         """() => {
@@ -391,6 +392,7 @@ def check_code_switch(page: Page, report: PageReport) -> None:
         report.problems.append("'Hide code' leaves code cells visible")
     if page.evaluate(f"() => {visible_outputs}") != outputs:
         report.problems.append("'Hide code' hides outputs too")
+    page.wait_for_load_state("networkidle")  # a reload would abort requests still under way (fonts)
     page.reload(wait_until="load")
     if not settles(visible_cells, 0):
         report.problems.append("the hidden-code choice does not survive a reload")
