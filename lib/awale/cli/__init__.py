@@ -1,5 +1,5 @@
 """The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book``,
-``sprt`` and ``ledger``.
+``sprt``, ``ledger`` and ``engine``.
 
 ::
 
@@ -23,6 +23,11 @@
                     [--seed S] [--clock BASE+INC] [--store PATH] [--workers K | --scheduler ADDR]
                     [--ledger IDEA [--ledger-file CSV]]
     python -m awale ledger [--file CSV] [--check] [--store PATH]
+    python -m awale engine [SPEC]
+
+``tournament``, ``match`` and ``sprt`` also take ``--engine NAME=COMMAND`` (repeatable): a side
+``engine(name='NAME')`` is then the program COMMAND, spoken to through the protocol of ``engine``
+(:mod:`awale.play.protocol`); nothing read from a store or a file ever starts a program.
 
 Exit status: 0 on success, 1 when some games failed (or failed verification), 2 for bad arguments or an
 unusable store or cluster (one line on stderr), 130 when interrupted (Ctrl-C
@@ -38,7 +43,7 @@ key, and such games are not replayed by ``experiment verify``.
 
 Each command is a module of this package (:mod:`~awale.cli.tournament`, :mod:`~awale.cli.experiment`,
 :mod:`~awale.cli.match`, :mod:`~awale.cli.play`, :mod:`~awale.cli.endgame`, :mod:`~awale.cli.book`,
-:mod:`~awale.cli.sprt`) with an ``add(commands)`` that declares its arguments and its handler; a handler imports
+:mod:`~awale.cli.sprt`, :mod:`~awale.cli.engine`) with an ``add(commands)`` that declares its arguments and its handler; a handler imports
 what it needs when it runs, so that ``--help`` and the light commands load no experiment, nor Dask.
 """
 
