@@ -43,8 +43,9 @@ key, and such games are not replayed by ``experiment verify``.
 
 Each command is a module of this package (:mod:`~awale.cli.tournament`, :mod:`~awale.cli.experiment`,
 :mod:`~awale.cli.match`, :mod:`~awale.cli.play`, :mod:`~awale.cli.endgame`, :mod:`~awale.cli.book`,
-:mod:`~awale.cli.sprt`, :mod:`~awale.cli.engine`) with an ``add(commands)`` that declares its arguments and its handler; a handler imports
-what it needs when it runs, so that ``--help`` and the light commands load no experiment, nor Dask.
+:mod:`~awale.cli.sprt`, :mod:`~awale.cli.engine`) with an ``add(commands)`` that declares its arguments and its
+handler; a handler imports what it needs when it runs, so that ``--help`` and the light commands load no
+experiment, nor Dask.
 """
 
 from __future__ import annotations
