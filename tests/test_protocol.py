@@ -252,6 +252,21 @@ def test_go_depth_and_movetime_and_a_clock_each_bound_the_search():
     assert out.lines[done - 1] == "info string go: greedy has no nodes budget; it searches with its own"
 
 
+def test_a_spending_agent_warms_up_and_searches_nodes_and_a_depth_without_its_spend():
+    """``spend`` needs a time: the warm-up, ``go nodes`` and ``go depth`` search without it, ``go movetime`` with it."""
+    server, out = engine("champion(time=0.05, book=False, spend=True)")
+    server.handle("isready")
+    ready = out.wait("readyok")
+    server.handle("position startpos moves C d")
+    for line in ("go nodes 2000", "go depth 4", "go movetime 50"):
+        server.handle(line)
+        ready = out.wait("bestmove", ready + 1)
+    assert not [line for line in out.lines if line.startswith("info string")], out.lines
+    game = read_line("C d", Game())[1]
+    first = [line for line in out.lines if line.startswith("bestmove")][0]
+    assert first == f"bestmove {line_text(game, [parse('champion(nodes=2000, book=False)').act(game)])}"
+
+
 def test_go_in_a_finished_game_answers_none():
     server, out = engine("greedy")
     actions, end = _random_line(3, plies=1000)

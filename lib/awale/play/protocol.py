@@ -653,6 +653,8 @@ class EngineServer:
             changes.update(values)
             if "manage" in names:
                 changes.setdefault("manage", False)
+            if "spend" in names and changes.get("time") is None:
+                changes["spend"] = False  # spend spends a time: not with nodes or a depth
             return changes
 
         kind = given[0] if given else ""
@@ -756,8 +758,9 @@ class EngineServer:
             game = following
         try:
             budget = {name: None for name in ("time", "depth") if name in names}
-            if "manage" in names:
-                budget["manage"] = False
+            for switch in ("manage", "spend"):  # they need a time; the warm-up searches nodes
+                if switch in names:
+                    budget[switch] = False
             agent.replace(**budget, **small).act(game) if small else agent.act(game)
         except ValueError as error:
             self.say(f"info string the agent could not make a move: {error}")
