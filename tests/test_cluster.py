@@ -266,3 +266,25 @@ def test_a_cluster_started_from_the_command_line_with_a_worker_killed(tmp_path):
     pd.testing.assert_frame_equal(
         load(path).drop(columns=TIMING), load(tmp_path / "local.sqlite").drop(columns=TIMING)
     )
+
+
+def test_the_log_of_an_interrupted_wait_on_the_cluster_is_dropped_and_no_other():
+    """The record ``distributed`` leaves when a Ctrl-C or SIGTERM cuts a wait (tornado's 'Exception in callback'
+    of sync's cancel) says nothing a user can act on; any other error of the loop still reaches the log."""
+    import functools
+    import logging
+
+    from awale.experiments.clusters import _InterruptedWaits
+
+    def sync():
+        def cancel():
+            pass
+        return cancel
+
+    def record(callback):
+        return logging.LogRecord("tornado.application", logging.ERROR, __file__, 1, "Exception in callback %r",
+                                 (callback,), None)
+
+    quiet = _InterruptedWaits()
+    assert not quiet.filter(record(functools.partial(sync())))
+    assert quiet.filter(record(functools.partial(print, "other")))

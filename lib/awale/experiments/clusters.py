@@ -176,6 +176,18 @@ def _check_workers(client: Any) -> None:
             raise RunnerError(f"worker {worker} has awale {version}, this process {__version__}; install the same version")
 
 
+class _InterruptedWaits(logging.Filter):
+    """Drops the log record of a wait on the cluster that a Ctrl-C or SIGTERM interrupted.
+
+    ``distributed`` answers a KeyboardInterrupt inside its ``sync`` by scheduling a ``cancel`` callback that
+    itself fails (a NameError inside ``distributed.utils``) when the interruption came before the wait's future
+    existed; tornado logs that failure with its traceback.  The run is already ending cleanly, with one line.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "sync.<locals>.cancel" not in record.getMessage()
+
+
 @contextlib.contextmanager
 def cluster(
     workers: Optional[int] = None, scheduler: Optional[str] = None, dashboard: Optional[str] = None
@@ -199,6 +211,9 @@ def cluster(
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
+        quiet = _InterruptedWaits()
+        logging.getLogger("tornado.application").addFilter(quiet)
+        stack.callback(logging.getLogger("tornado.application").removeFilter, quiet)  # last, after the closing
         if scheduler is not None:
             _probe(scheduler, CONNECT_SECONDS)
             try:
