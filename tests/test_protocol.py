@@ -360,7 +360,7 @@ def test_the_conversation_on_the_site_is_what_the_engine_says():
 
     page = (ROOT / "docs" / "engine-protocol.rst").read_text(encoding="utf-8")
     block = page.split("A conversation\n", 1)[1].split(".. code-block:: text\n", 1)[1].split("\nPlaying another")[0]
-    shown = [line[3:] for line in block.splitlines() if line.startswith("   ")]
+    shown = [line[3:] for line in block.splitlines() if line.startswith("   ") and not line.startswith("   :")]
     spec = "champion(nodes=20000, book=False, quiescence=0, reductions=True, weights='texel')"
     assert f'python -m awale engine "{spec[:46]}' in page.replace("\n", " ")
     server, out = engine(spec)
