@@ -101,3 +101,4 @@ def test_deadlines_of_several_threads_do_not_mix():
     for thread in threads:
         thread.join()
     assert [int(a[0]) for a in arrays] == [-1, 0, 0]
+

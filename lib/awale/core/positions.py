@@ -17,6 +17,10 @@ from .rules import Rules
 __all__ = ["sample_positions", "random_game_positions"]
 
 
+#: Random games :func:`sample_positions` plays a position asked for before it gives up.
+MAX_DRAWS = 10_000
+
+
 def sample_positions(seeds: int, count: int, rng: np.random.Generator, rules: Optional[Rules] = None,
                      least: int = 1) -> List[Game]:
     """``count`` positions, each the first of a random game (uniform legal moves drawn from ``rng``) with at most
@@ -24,10 +28,16 @@ def sample_positions(seeds: int, count: int, rng: np.random.Generator, rules: Op
     single legal move, is drawn again.
 
     Raises:
-        ValueError: bad rules.
+        ValueError: bad rules, or :data:`MAX_DRAWS` games a position drawn without one that qualifies (with two
+            seeds, say, the game nearly always ends or leaves one move).
     """
     found: List[Game] = []
+    draws = 0
     while len(found) < count:
+        draws += 1
+        if draws > MAX_DRAWS * count:
+            raise ValueError(f"no position with {least} to {seeds} seeds and two legal moves or more in "
+                             f"{MAX_DRAWS * count:,} random games: ask for more seeds")
         game = Game(rules=rules)
         while not game.game_finished and sum(game.pits) > seeds:
             game = game.step(int(rng.choice(game.legal_actions)))[0]
