@@ -73,6 +73,10 @@ def add(commands: Any) -> None:
     )
     ledger.add_argument("--file", default=DEFAULT_LEDGER, metavar="CSV", help=f"the ledger (default {DEFAULT_LEDGER})")
     ledger.add_argument("--check", action="store_true", help="recompute every row from the store")
+    ledger.add_argument("--gauntlet", action="store_true",
+                        help="also show the gauntlet (experiment 'gauntlet' in the store): the score of the first "
+                             "champion and of the champion of each kept idea against other programs and styles, "
+                             "and what each idea changed in it, falls marked")
     add_store(ledger, user=True)
     ledger.set_defaults(handler=run_ledger)
 
@@ -182,14 +186,45 @@ def run_ledger(args: argparse.Namespace) -> int:
     rows = [(e.verdict, e.games, f"{e.score:.3f}", f"{e.elo:+.0f} [{e.elo_low:+.0f}, {e.elo_high:+.0f}]",
              f"{e.llr:.2f}", f"{e.a_ms:.1f}/{e.b_ms:.1f}", e.commit, e.idea) for e in entries]
     print(format_table(("verdict", "games", "score", "Elo [95 %]", "LLR", "ms/move A/B", "commit", "idea"), rows))
-    if not args.check:
+    if not (args.check or args.gauntlet):
         return 0
+    problems = []
     try:
         with Store(args.store or user_store(), create=False) as store:
-            problems = ledger.check(args.file, store)
+            if args.gauntlet:
+                print()
+                print(_gauntlet_table(entries, store))
+            if args.check:
+                problems = ledger.check(args.file, store)
     except StoreError as error:
         raise Failure(str(error)) from None
+    if not args.check:
+        return 0
     for line in problems:
         info(line)
     info(f"ledger: {len(entries) - len(problems)} of {len(entries)} rows agree with the store")
     return 1 if problems else 0
+
+
+def _gauntlet_table(entries: Any, store: "Store") -> str:
+    """The gauntlet's scores and what each kept idea changed in them, with 95 % intervals, falls marked
+    (awale.experiments.gauntlet)."""
+    from ..experiments.gauntlet import GAUNTLET
+
+    ideas = {e.a: e.idea for e in entries if e.verdict == "H1"}
+    records = GAUNTLET.scores(store).to_dict("records")
+    changes = {c.player: c for c in GAUNTLET.changes(store)} if all(r["games"] for r in records) else {}
+    names = [name for name, _ in GAUNTLET.opponents]
+    rows = []
+    for record in records:
+        change = changes.get(record["player"])
+        rows.append((
+            record["games"],
+            f"{record['score']:.3f} [{record['low']:.3f}, {record['high']:.3f}]" if record["games"] else "-",
+            *(f"{record[name]:.2f}" if record[name] == record[name] else "-" for name in names),
+            "" if change is None else f"{change.difference:+.3f} [{change.low:+.3f}, {change.high:+.3f}]"
+            + (" falls" if change.falls else ""),
+            ideas.get(record["player"], "the first champion" if record["player"] == GAUNTLET.players[0]
+                      else record["player"]),
+        ))
+    return format_table(("games", "score [95 %]", *names, "change [95 %]", "champion of"), rows)

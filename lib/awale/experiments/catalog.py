@@ -66,6 +66,9 @@ implicit             implicit minimax backups (α = 0.4) vs evaluated UCT      2
                      and vs evaluated αβ at 3 and 10 ms a move
 time-value           UCT, evaluated αβ and the champion at twice their        200     1,000
                      budget vs the same at their budget: Elo a doubling
+gauntlet             the first champion and the champion of each kept idea     50     1,150
+                     of the ledger vs OpenSpiel's αβ and MCTS, evaluated
+                     UCT and the first champion, about 0.1 s a move (timed)
 ===================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents
@@ -144,6 +147,7 @@ from .budgets import (
 )
 from .calibration import FAMILIES
 from .design import Experiment, Pairing
+from .gauntlet import GAUNTLET
 from .pentanomial import SPRT, estimate
 from .store import Store
 from .tally import PairStatus, pair_counts, results, standings, status
@@ -681,6 +685,8 @@ CATALOG["implicit"] = Experiment(
     seed=1,
     openings=True,
 )
+
+CATALOG["gauntlet"] = GAUNTLET.experiment
 
 for _ms in CURVE_MS:
     CATALOG[f"curves-{_ms}ms"] = Experiment(

@@ -16,7 +16,7 @@ from .store import Store
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["PairStatus", "status", "pair_counts", "results", "standings"]
+__all__ = ["PairStatus", "status", "pair_counts", "pair_results", "results", "standings"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,15 +71,13 @@ def status(exp: Experiment, store: Store, games: Optional[int] = None) -> List[P
     return rows
 
 
-def pair_counts(exp: Experiment, store: Store, a: str, b: str,
-                games: Optional[int] = None) -> Tuple[int, int, int, int, int]:
-    """The pentanomial counts of ``a``'s complete pairs against ``b`` in an experiment from openings.
+def pair_results(exp: Experiment, store: Store, a: str, b: str,
+                 games: Optional[int] = None) -> List[Optional[Tuple[float, float]]]:
+    """``a``'s results against ``b`` in each pair of an experiment from openings, in the order of the openings.
 
-    A pair is the two games of one opening, the sides swapped; its score is
-    ``a``'s points in them (0, ½, 1, 1½ or 2), and the counts say how many
-    pairs scored each (:func:`~awale.experiments.pentanomial.pentanomial`).  Their
-    variance, unlike that of the games counted one by one, keeps what the
-    two games of an opening share.  Pairs not yet complete are left out.
+    A pair is the two games of one opening, ``a`` South in the first; its
+    results are ``a``'s points in each (0, ½ or 1), ``None`` for a pair not
+    yet complete.
 
     Raises:
         ValueError: ``exp`` does not play from openings.
@@ -88,15 +86,31 @@ def pair_counts(exp: Experiment, store: Store, a: str, b: str,
         raise ValueError(f"{exp.name} does not play its games in pairs from openings")
     winners = store.winners(exp.name)
     keys = exp.pair_keys(a, b, games)
-    pairs = []
-    for first, second in zip(keys[::2], keys[1::2]):  # a is South in the first game of each pair
+    found: List[Optional[Tuple[float, float]]] = []
+    for first, second in zip(keys[::2], keys[1::2]):
         if first.stored in winners and second.stored in winners:
-            results = []
-            for key, side in ((first, 0), (second, 1)):
-                winner = winners[key.stored]
-                results.append(0.5 if winner is None else float(winner == side))
-            pairs.append(tuple(results))
-    return pentanomial(pairs)
+            results = [0.5 if winners[key.stored] is None else float(winners[key.stored] == side)
+                       for key, side in ((first, 0), (second, 1))]
+            found.append((results[0], results[1]))
+        else:
+            found.append(None)
+    return found
+
+
+def pair_counts(exp: Experiment, store: Store, a: str, b: str,
+                games: Optional[int] = None) -> Tuple[int, int, int, int, int]:
+    """The pentanomial counts of ``a``'s complete pairs against ``b`` in an experiment from openings.
+
+    A pair's score is ``a``'s points in its two games (0, ½, 1, 1½ or 2;
+    :func:`pair_results`), and the counts say how many pairs scored each
+    (:func:`~awale.experiments.pentanomial.pentanomial`).  Their variance,
+    unlike that of the games counted one by one, keeps what the two games of
+    an opening share.  Pairs not yet complete are left out.
+
+    Raises:
+        ValueError: ``exp`` does not play from openings.
+    """
+    return pentanomial(pair for pair in pair_results(exp, store, a, b, games) if pair is not None)
 
 
 def results(exp: Experiment, store: Store, games: Optional[int] = None, alpha: float = 0.05) -> "pandas.DataFrame":

@@ -1,0 +1,207 @@
+"""The gauntlet: the champion of each kept idea against other programs and styles, beside self-play.
+
+Every row of the ledger of ideas (:mod:`awale.experiments.ledger`) is a
+sequential test of the champion against the champion before it.  A gain found
+only in self-play can be a gain against itself, so each champion that a kept
+idea made, and the first champion (the reference of the first row), also plays
+a fixed gauntlet of other styles (:data:`GAUNTLET_OPPONENTS`):
+
+* OpenSpiel's αβ search (Python, leaves scored by the capture difference) at
+  ten plies;
+* OpenSpiel's C++ MCTS at the 5,700 simulations that take 0.1 s a move;
+* UCT with the fitted evaluation at its leaves, at the 69,000 iterations that
+  take 0.1 s a move;
+* the first champion of the ledger.
+
+Each player meets each opponent in :data:`GAUNTLET_GAMES` games, in pairs
+from the library's balanced openings with the sides swapped, the same openings
+for every player, so that two players' results can be compared pair by pair
+(:meth:`Gauntlet.change`).  The champions play at ``time=0.1``, so the games
+are timed and cannot be replayed move for move.  :meth:`Gauntlet.scores` gives
+each player's score over its gauntlet, :meth:`Gauntlet.changes` what each kept
+idea did to it, with a 95 % interval, and whether it fell.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+
+from .budgets import at_time
+from .design import Experiment, Pairing
+from .keys import canonical_spec
+from .pentanomial import estimate, pentanomial
+from .store import Store
+from .tally import pair_results
+
+if TYPE_CHECKING:
+    import pandas
+
+__all__ = ["FIRST_CHAMPION", "GAUNTLET", "GAUNTLET_GAMES", "GAUNTLET_OPPONENTS", "GAUNTLET_PLAYERS", "Change",
+           "Gauntlet"]
+
+_Z95 = 1.959964  # the normal quantile of a two-sided 95 % interval
+
+
+@dataclasses.dataclass(frozen=True)
+class Change:
+    """What an idea did to the gauntlet: ``player`` (the champion with it) against ``before`` (without it).
+
+    Both are scored on the pairs both completed (the same opponent, the same
+    opening): ``score`` and ``before_score`` over those ``pairs`` (of two
+    games each) against ``opponents``; ``difference`` is the first less the
+    second, ``low`` and ``high`` its 95 % interval (normal, from the
+    differences of the pairs' scores).
+    """
+
+    player: str
+    before: str
+    pairs: int
+    opponents: Tuple[str, ...]
+    score: float
+    before_score: float
+    difference: float
+    low: float
+    high: float
+
+    @property
+    def falls(self) -> bool:
+        """The gauntlet score is lower with the idea than without it (by any margin)."""
+        return self.difference < 0
+
+    @property
+    def falls_significantly(self) -> bool:
+        """The whole 95 % interval of the change is below zero."""
+        return self.high < 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Gauntlet:
+    """Players, each meeting every opponent in ``games`` games from openings (pairs, the sides swapped).
+
+    Attributes:
+        name: the name of its experiment in the store.
+        players: the players' specs, each after the one it was tested against (the first a reference).
+        opponents: ``(short name, spec)`` of each opponent; a player does not meet itself.
+        games: games of each player against each opponent (even).
+        seed: the base seed of the games and of the order of the openings.
+        timed: the players (or opponents) have time budgets: the games cannot be replayed move for move.
+    """
+
+    name: str
+    players: Tuple[str, ...]
+    opponents: Tuple[Tuple[str, str], ...]
+    games: int
+    seed: int = 0
+    timed: bool = True
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "players", tuple(canonical_spec(p) for p in self.players))
+        object.__setattr__(self, "opponents", tuple((name, canonical_spec(s)) for name, s in self.opponents))
+
+    def pairings(self) -> List[Pairing]:
+        """Each player against each opponent but itself."""
+        return [(player, spec) for player in self.players for _, spec in self.opponents if spec != player]
+
+    @property
+    def experiment(self) -> Experiment:
+        """The experiment that plays the gauntlet (``python -m awale experiment run NAME``)."""
+        return Experiment(
+            self.name,
+            f"{len(self.players)} players vs {', '.join(n for n, _ in self.opponents)}, from openings"
+            + (" (timed: not replayable)" if self.timed else ""),
+            self.pairings, self.games, seed=self.seed, timed=self.timed, openings=True,
+        )
+
+    def pairs(self, store: Store, player: str,
+              games: Optional[int] = None) -> Dict[Tuple[str, int], Tuple[float, float]]:
+        """``player``'s results (0, ½ or 1 a game) in each complete pair of its gauntlet, by ``(opponent, pair
+        index)``.  The pair index names the opening, the same for every player, so two players' pairs match."""
+        player, experiment, found = canonical_spec(player), self.experiment, {}
+        for _, opponent in self.opponents:
+            if opponent != player:
+                for index, pair in enumerate(pair_results(experiment, store, player, opponent, games)):
+                    if pair is not None:
+                        found[(opponent, index)] = pair
+        return found
+
+    def scores(self, store: Store, games: Optional[int] = None) -> "pandas.DataFrame":
+        """Each player's gauntlet, one row a player in :attr:`players`' order.
+
+        Columns: ``player``; ``games`` (of complete pairs); ``score`` over the
+        whole gauntlet (a win 1, a draw ½) with ``low`` and ``high``, its 95 %
+        interval from the pairs (:func:`~awale.experiments.pentanomial.estimate`);
+        then the score against each opponent, a column named by its short name
+        (NaN where no pair is complete, and for a player against itself).
+        """
+        import pandas as pd
+
+        rows = []
+        for player in self.players:
+            pairs = self.pairs(store, player, games)
+            est = estimate(pentanomial(pairs.values()))
+            row: Dict[str, object] = dict(player=player, games=2 * len(pairs), score=math.nan, low=math.nan,
+                                          high=math.nan)
+            if pairs:
+                row.update(score=est.score, low=est.low, high=est.high)
+            for name, spec in self.opponents:
+                mine = [sum(pair) / 2 for (opponent, _), pair in pairs.items() if opponent == spec]
+                row[name] = sum(mine) / len(mine) if mine else math.nan
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def change(self, store: Store, player: str, before: str, games: Optional[int] = None) -> Change:
+        """The change in gauntlet score from ``before`` to ``player``, pair by pair (:class:`Change`).
+
+        Raises:
+            ValueError: the two share no complete pair.
+        """
+        mine, theirs = ({key: sum(pair) / 2 for key, pair in self.pairs(store, spec, games).items()}
+                        for spec in (player, before))
+        common = sorted(set(mine) & set(theirs))
+        if not common:
+            raise ValueError(f"{player} and {before} have no complete gauntlet pair in common")
+        differences = [mine[k] - theirs[k] for k in common]
+        n = len(differences)
+        mean = sum(differences) / n
+        half = _Z95 * math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1) / n) if n > 1 else math.inf
+        names = {spec: name for name, spec in self.opponents}
+        return Change(
+            canonical_spec(player), canonical_spec(before), n,
+            tuple(dict.fromkeys(names[opponent] for opponent, _ in common)),
+            sum(mine[k] for k in common) / n, sum(theirs[k] for k in common) / n, mean, mean - half, mean + half,
+        )
+
+    def changes(self, store: Store, games: Optional[int] = None) -> List[Change]:
+        """What each player after the first did to the gauntlet score of the one before it."""
+        return [self.change(store, player, before, games) for before, player in zip(self.players, self.players[1:])]
+
+
+#: The first champion of the ledger: the champion its first idea was tested against.
+FIRST_CHAMPION = "champion(time=0.1, endgame='15')"
+
+#: The gauntlet's opponents: a short name and a spec each.
+GAUNTLET_OPPONENTS: Tuple[Tuple[str, str], ...] = (
+    ("OpenSpiel αβ", "openspiel_alphabeta(depth=10)"),
+    ("OpenSpiel MCTS", at_time("OpenSpiel MCTS", 100)),
+    ("UCT + evaluation", at_time("uct + evaluation", 100)),
+    ("first champion", FIRST_CHAMPION),
+)
+
+#: The players: the first champion, then the champion each kept idea (verdict H1) of the ledger made, in the
+#: ledger's order (the test suite checks them against ``data/strength/ledger.csv``).
+GAUNTLET_PLAYERS: Tuple[str, ...] = (
+    FIRST_CHAMPION,
+    "champion(time=0.1, endgame='15', quiescence=0)",
+    "champion(time=0.1, endgame='15', quiescence=0, reductions=True)",
+    "champion(time=0.1, endgame='25', quiescence=0, reductions=True)",
+    "champion(time=0.1, endgame='25', quiescence=0, reductions=True, weights='texel')",
+    "champion(time=0.1, endgame='25', manage=True, quiescence=0, reductions=True, weights='texel')",
+)
+
+#: Games of each player against each opponent.
+GAUNTLET_GAMES = 50
+
+#: The thesis's gauntlet (``python -m awale experiment run gauntlet``).
+GAUNTLET = Gauntlet("gauntlet", GAUNTLET_PLAYERS, GAUNTLET_OPPONENTS, GAUNTLET_GAMES)

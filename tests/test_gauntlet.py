@@ -1,0 +1,102 @@
+"""The gauntlet: its players are the ledger's kept champions, and scores and changes come pair by pair from the
+store."""
+
+import math
+import pathlib
+
+import pytest
+
+from awale.experiments import CATALOG, Store, ledger, run
+from awale.experiments.gauntlet import GAUNTLET, Change, Gauntlet
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def test_the_players_are_the_first_champion_and_each_champion_a_kept_idea_made():
+    entries = ledger.read(ROOT / "data" / "strength" / "ledger.csv")
+    at_100ms = [e for e in entries if e.verdict == "H1" and "time=0.1," in e.a]
+    assert GAUNTLET.players[0] == entries[0].b
+    assert list(GAUNTLET.players[1:]) == [e.a for e in at_100ms]
+    for e in at_100ms:  # each kept idea against the champion just before it in the gauntlet
+        assert GAUNTLET.players[GAUNTLET.players.index(e.a) - 1] == e.b
+
+
+def test_every_player_meets_every_opponent_but_itself_from_openings():
+    experiment = CATALOG["gauntlet"]
+    assert experiment.openings and experiment.timed and experiment.games % 2 == 0
+    pairings = experiment.pairings()
+    opponents = [spec for _, spec in GAUNTLET.opponents]
+    assert len(pairings) == len(GAUNTLET.players) * len(opponents) - 1  # the first champion does not meet itself
+    assert all(player != opponent for player, opponent in pairings)
+    # The same openings for every player: the keys of a pairing differ from another's only in the agents.
+    first, second = (experiment.pair_keys(a, b) for a, b in pairings[:2])
+    assert [key.seed for key in first] == [key.seed for key in second]
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """A gauntlet of cheap agents, played: greedy, then greedy with noise, against random and a short UCT."""
+    gauntlet = Gauntlet("tiny-gauntlet", ("greedy", "greedy(eps=0.5)"),
+                        (("random", "random"), ("uct", "uct(iterations=30)"), ("greedy", "greedy")), 8, seed=5,
+                        timed=False)
+    path = tmp_path_factory.mktemp("gauntlet") / "g.sqlite"
+    run(gauntlet.experiment.keys(), path, gauntlet.name, workers=0, progress=False)
+    return gauntlet, path
+
+
+def test_scores_count_each_complete_pair_against_each_opponent(small):
+    gauntlet, path = small
+    with Store(path) as store:
+        table = gauntlet.scores(store)
+        pairs = {player: gauntlet.pairs(store, player) for player in gauntlet.players}
+    assert list(table["player"]) == list(gauntlet.players)
+    assert list(table["games"]) == [16, 24]  # greedy does not meet itself
+    assert math.isnan(table.loc[0, "greedy"]) and not math.isnan(table.loc[1, "greedy"])
+    for row, player in zip(table.itertuples(), gauntlet.players):
+        points = [sum(pair) for pair in pairs[player].values()]
+        assert row.score == pytest.approx(sum(points) / (2 * len(points)))
+        assert row.low <= row.score <= row.high
+    # Against random, greedy wins a pair's both games more often than not.
+    assert table.loc[0, "random"] > 0.5
+
+
+def test_a_change_compares_the_pairs_both_players_completed(small):
+    gauntlet, path = small
+    with Store(path) as store:
+        change = gauntlet.change(store, "greedy(eps=0.5)", "greedy")
+        mine = gauntlet.pairs(store, "greedy(eps=0.5)")
+        theirs = gauntlet.pairs(store, "greedy")
+        assert gauntlet.changes(store) == [change]
+    common = set(mine) & set(theirs)
+    assert change.pairs == len(common) == 8  # four pairs against random and against uct, none against greedy
+    assert change.opponents == ("random", "uct")
+    assert change.difference == pytest.approx(change.score - change.before_score)
+    assert change.low <= change.difference <= change.high
+    assert change.falls == (change.difference < 0)
+    assert change.falls_significantly == (change.high < 0)
+
+
+def test_a_change_without_common_pairs_is_refused(small, tmp_path):
+    gauntlet, _ = small
+    with Store(tmp_path / "empty.sqlite") as store, pytest.raises(ValueError, match="no complete gauntlet pair"):
+        gauntlet.change(store, "greedy(eps=0.5)", "greedy")
+
+
+def test_a_fall_is_a_negative_change():
+    fell = Change("a", "b", 10, ("x",), 0.4, 0.5, -0.1, -0.2, -0.01)
+    assert fell.falls and fell.falls_significantly
+    unsure = Change("a", "b", 10, ("x",), 0.45, 0.5, -0.05, -0.2, 0.1)
+    assert unsure.falls and not unsure.falls_significantly
+    assert not Change("a", "b", 10, ("x",), 0.6, 0.5, 0.1, 0.0, 0.2).falls
+
+
+def test_the_ledger_command_shows_the_gauntlet_of_the_thesiss_store(capsys):
+    from awale.cli import main
+
+    store = ROOT / "data" / "experiments.sqlite"
+    assert main(["ledger", "--gauntlet", "--store", str(store)]) == 0
+    out = capsys.readouterr().out
+    table = out[out.index("champion of"):].splitlines()
+    assert len(table) == 1 + len(GAUNTLET.players)
+    assert table[1].rstrip().endswith("the first champion")
+    assert all(name in out for name, _ in GAUNTLET.opponents)
