@@ -96,7 +96,7 @@ def test_the_ledger_command_shows_the_gauntlet_of_the_thesiss_store(capsys):
     store = ROOT / "data" / "experiments.sqlite"
     assert main(["ledger", "--gauntlet", "--store", str(store)]) == 0
     out = capsys.readouterr().out
-    table = out[out.index("champion of"):].splitlines()
+    table = out[out.index("games  score [95 %]"):].splitlines()
     assert len(table) == 1 + len(GAUNTLET.players)
     assert table[1].rstrip().endswith("the first champion")
     assert all(name in out for name, _ in GAUNTLET.opponents)
