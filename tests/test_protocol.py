@@ -267,6 +267,20 @@ def test_a_spending_agent_warms_up_and_searches_nodes_and_a_depth_without_its_sp
     assert first == f"bestmove {line_text(game, [parse('champion(nodes=2000, book=False)').act(game)])}"
 
 
+def test_go_movetime_spends_the_whole_time():
+    """A move time is spent as given (``spend``): the answer comes no sooner than 90 % of it, however loaded the
+    machine (the deadline is on the wall clock); without spending, the champion stops well before it."""
+    server, out = engine("champion(time=1, book=False)")
+    server.handle("isready")
+    done = out.wait("readyok")
+    server.handle("position startpos moves C d")
+    for _ in range(2):
+        start = time.perf_counter()
+        server.handle("go movetime 300")
+        done = out.wait("bestmove", done + 1)
+        assert time.perf_counter() - start >= 0.27
+
+
 def test_go_in_a_finished_game_answers_none():
     server, out = engine("greedy")
     actions, end = _random_line(3, plies=1000)

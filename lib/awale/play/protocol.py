@@ -15,7 +15,8 @@ Chess Interface, read for Awale:
   and the side to move, then the moves played from it;
 * ``go [movetime MS | nodes N | depth D | infinite | wtime MS btime MS winc MS binc MS [movestogo K]]``: search,
   print ``info`` lines as the search goes and ``bestmove M`` at its end (``bestmove (none)`` when there is no
-  move); ``go`` alone searches with the agent's own budget (the spec's);
+  move); ``go`` alone searches with the agent's own budget (the spec's); under ``movetime`` an agent that can
+  (``spend``) searches for the whole of the time, its last iteration cut at the deadline;
 * ``stop``: end the search now (its ``bestmove`` follows); ``quit``: end the engine.
 
 A move is the label of the pit sown, as the board shows it (:func:`awale.core.render.pit_label`): ``A``-``F``
@@ -660,7 +661,8 @@ class EngineServer:
         kind = given[0] if given else ""
         if kind in ("infinite", "movetime") and "time" in names:
             seconds = MAX_SECONDS if kind == "infinite" else go.movetime / 1000
-            return only(time=max(seconds, 0.001)), None, notes
+            spend = {"spend": True} if kind == "movetime" and "spend" in names else {}  # a move time is spent whole
+            return only(time=max(seconds, 0.001), **spend), None, notes
         if kind == "nodes" and ("nodes" in names or "iterations" in names):
             return only(**{"nodes" if "nodes" in names else "iterations": go.nodes}), None, notes
         if kind == "depth" and "depth" in names:
