@@ -8,7 +8,7 @@ from awale.agents.clocked import ClockedAgent, with_clock
 from awale.agents.timing import CLOCK_MAX_SHARE, CLOCK_RESERVE, TimeManager
 from awale.core.clock import Clock
 from awale.experiments import Store
-from awale.experiments.verify import check_rules, clocked, time_based, verify
+from awale.experiments.verify import check_rules, clocked, flagged, time_based, verify
 from awale.play.match import play
 
 from conftest import position
@@ -151,6 +151,9 @@ def test_games_lost_on_time_are_stored_and_checked(tmp_path, monkeypatch):
     assert "winner" in check_rules({**lost, "winner": 0})  # the side to move lost, not the other
     unclocked = {**lost, "south": "greedy", "north": "random"}
     assert "not over" in check_rules(unclocked)  # a game without a clock cannot stop early
+    assert [flagged(row) for row in rows] == [r.flagged for r in records]  # read back from the moves alone
+    with pytest.raises(ValueError, match="not over"):
+        flagged(unclocked)
 
 
 # --------------------------------------------------------------------------- a managed agent under a clock

@@ -27,7 +27,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from typing import Any, List, Mapping, Optional, Union
+from typing import Any, List, Mapping, Optional, Tuple, Union
 
 import numpy as np
 
@@ -38,7 +38,7 @@ from ..core.game import Game, IllegalActionError
 from ..play.match import play
 from .store import Store, decode_moves, rules_from_text
 
-__all__ = ["Mismatch", "VerifyReport", "check_rules", "check_replay", "time_based", "clocked", "verify"]
+__all__ = ["Mismatch", "VerifyReport", "check_rules", "check_replay", "clocked", "flagged", "time_based", "verify"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,27 +104,46 @@ def clocked(spec: str) -> bool:
     return parse(spec).clock is not None
 
 
+def _through_rules(row: Mapping[str, Any]) -> Tuple[Optional[Game], str]:
+    """A stored game's moves played through the rules: the final position, or None and what is wrong."""
+    game = Game(rules_from_text(row["rules"]))
+    moves = decode_moves(row["moves"])
+    for ply, action in enumerate(moves):
+        if game.game_finished:
+            return None, f"the game was over after {ply} plies, but {len(moves)} moves are stored"
+        try:
+            game, _, _ = game.step(action)
+        except IllegalActionError as error:
+            return None, f"move {ply + 1} ({action}) is illegal: {error}"
+    if not game.game_finished and not clocked(row[("south", "north")[game.current_player]]):
+        return None, f"the game is not over after the {len(moves)} stored moves"  # only a clock ends a game early
+    return game, ""
+
+
+def flagged(row: Mapping[str, Any]) -> Optional[int]:
+    """The side (0 South, 1 North) that lost a stored game on time, or None for a game the rules ended.
+
+    Raises:
+        ValueError: the game fails the rules check (:func:`check_rules`).
+    """
+    game, wrong = _through_rules(row)
+    if game is None:
+        raise ValueError(wrong)
+    return None if game.game_finished else game.current_player
+
+
 def check_rules(row: Mapping[str, Any]) -> Optional[str]:
     """Play a stored game's moves through the rules; None if it is consistent, else what is wrong.
+
+    A game that stops before its end was lost on time by the side to move, which must play under a clock.
 
     Args:
         row: a stored game, with the columns of :func:`awale.experiments.load`.
     """
-    rules = rules_from_text(row["rules"])
-    game = Game(rules)
-    moves = decode_moves(row["moves"])
-    for ply, action in enumerate(moves):
-        if game.game_finished:
-            return f"the game was over after {ply} plies, but {len(moves)} moves are stored"
-        try:
-            game, _, _ = game.step(action)
-        except IllegalActionError as error:
-            return f"move {ply + 1} ({action}) is illegal: {error}"
-    winner = game.winner
-    if not game.game_finished:
-        if not clocked(row[("south", "north")[game.current_player]]):  # only a side with a clock loses on time
-            return f"the game is not over after the {len(moves)} stored moves"
-        winner = 1 - game.current_player  # lost on time by the side to move
+    game, wrong = _through_rules(row)
+    if game is None:
+        return wrong
+    winner = game.winner if game.game_finished else 1 - game.current_player
     stored = (_winner(row["winner"]), (int(row["south_score"]), int(row["north_score"])), int(row["plies"]))
     found = (winner, tuple(game.captures), game.plies)
     if stored != found:
