@@ -6,8 +6,10 @@ import pathlib
 
 import pytest
 
+from awale.agents.opening import split_opening
+from awale.cli.sprt import _gauntlet_table
 from awale.experiments import CATALOG, Store, ledger, run
-from awale.experiments.gauntlet import GAUNTLET, Change, Gauntlet
+from awale.experiments.gauntlet import GAUNTLET, Change, Gauntlet, clustered_mean
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -28,9 +30,12 @@ def test_every_player_meets_every_opponent_but_itself_from_openings():
     opponents = [spec for _, spec in GAUNTLET.opponents]
     assert len(pairings) == len(GAUNTLET.players) * len(opponents) - 1  # the first champion does not meet itself
     assert all(player != opponent for player, opponent in pairings)
-    # The same openings for every player: the keys of a pairing differ from another's only in the agents.
-    first, second = (experiment.pair_keys(a, b) for a, b in pairings[:2])
+    # The same openings for every player against each opponent: pair i of two players starts from one opening.
+    opponent = GAUNTLET.opponents[0][1]
+    first, second = (experiment.pair_keys(player, opponent) for player in GAUNTLET.players[:2])
+    assert [split_opening(k.south)[1] for k in first] == [split_opening(k.south)[1] for k in second]
     assert [key.seed for key in first] == [key.seed for key in second]
+    assert len({split_opening(k.south)[1] for k in first}) == experiment.games // 2  # 25 openings, each twice
 
 
 @pytest.fixture(scope="module")
@@ -72,8 +77,7 @@ def test_a_change_compares_the_pairs_both_players_completed(small):
     assert change.opponents == ("random", "uct")
     assert change.difference == pytest.approx(change.score - change.before_score)
     assert change.low <= change.difference <= change.high
-    assert change.falls == (change.difference < 0)
-    assert change.falls_significantly == (change.high < 0)
+    assert change.score == pytest.approx(sum(sum(mine[k]) for k in common) / (2 * len(common)))
 
 
 def test_a_change_without_common_pairs_is_refused(small, tmp_path):
@@ -82,12 +86,36 @@ def test_a_change_without_common_pairs_is_refused(small, tmp_path):
         gauntlet.change(store, "greedy(eps=0.5)", "greedy")
 
 
-def test_a_fall_is_a_negative_change():
+def test_a_fall_is_a_negative_change_and_a_significant_one_lies_wholly_below_zero():
     fell = Change("a", "b", 10, ("x",), 0.4, 0.5, -0.1, -0.2, -0.01)
-    assert fell.falls and fell.falls_significantly
+    assert fell.falls and fell.falls_significantly and fell.text().endswith("falls significantly")
     unsure = Change("a", "b", 10, ("x",), 0.45, 0.5, -0.05, -0.2, 0.1)
-    assert unsure.falls and not unsure.falls_significantly
-    assert not Change("a", "b", 10, ("x",), 0.6, 0.5, 0.1, 0.0, 0.2).falls
+    assert unsure.falls and not unsure.falls_significantly and unsure.text().endswith(", falls")
+    rose = Change("a", "b", 10, ("x",), 0.6, 0.5, 0.1, 0.0, 0.2)
+    assert not rose.falls and rose.text() == "+0.100 [+0.000, +0.200], 10 pairs"
+
+
+def test_the_interval_is_clustered_by_opening():
+    # Two openings, each won against both opponents or lost against both: the pairs of an opening move together.
+    mean, low, high = clustered_mean({("a", 0): 1.0, ("b", 0): 1.0, ("a", 1): 0.0, ("b", 1): 0.0})
+    half = 1.959964 * (2 / 1 * (1.0 ** 2 + 1.0 ** 2)) ** 0.5 / 4
+    assert mean == 0.5 and low == pytest.approx(0.5 - half) and high == pytest.approx(0.5 + half)
+    # The same values as four independent openings give a narrower interval.
+    _, low4, _ = clustered_mean({("a", 0): 1.0, ("a", 1): 1.0, ("a", 2): 0.0, ("a", 3): 0.0})
+    assert low4 > low
+    assert clustered_mean({("a", 0): 0.5, ("b", 0): 1.0})[1:] == (-math.inf, math.inf)  # one opening
+    with pytest.raises(ValueError, match="at least one value"):
+        clustered_mean({})
+
+
+def test_the_ledgers_table_shows_scores_and_changes_with_falls(small):
+    gauntlet, path = small
+    with Store(path) as store:
+        table = _gauntlet_table(gauntlet, {"greedy": "plain greedy"}, store).splitlines()
+        change = gauntlet.change(store, "greedy(eps=0.5)", "greedy")
+    assert table[0].split()[:3] == ["games", "score", "[95"]
+    assert table[1].rstrip().endswith("plain greedy") and table[2].rstrip().endswith("greedy(eps=0.5)")
+    assert change.text() in table[2] and ("falls" in table[2]) == change.falls
 
 
 def test_the_ledger_command_shows_the_gauntlet_of_the_thesiss_store(capsys):

@@ -6,7 +6,7 @@ import argparse
 import os
 import shutil
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Dict
 
 from ..core._guard import available_cores
 from .arguments import add_engines, as_given, user_store, with_engines
@@ -15,6 +15,7 @@ from .arguments import (CLOCK_HELP, DEFAULT_LEDGER, PROG, Failure, add_cluster, 
 
 if TYPE_CHECKING:
     from ..experiments import Store
+    from ..experiments.gauntlet import Gauntlet
 
 __all__ = ["add"]
 
@@ -192,8 +193,12 @@ def run_ledger(args: argparse.Namespace) -> int:
     try:
         with Store(args.store or user_store(), create=False) as store:
             if args.gauntlet:
+                from ..experiments.gauntlet import GAUNTLET
+
+                ideas = {e.a: e.idea for e in entries if e.verdict == "H1"}
+                ideas.setdefault(GAUNTLET.players[0], "the first champion")
                 print()
-                print(_gauntlet_table(entries, store))
+                print(_gauntlet_table(GAUNTLET, ideas, store))
             if args.check:
                 problems = ledger.check(args.file, store)
     except StoreError as error:
@@ -206,25 +211,26 @@ def run_ledger(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def _gauntlet_table(entries: Any, store: "Store") -> str:
-    """The gauntlet's scores and what each kept idea changed in them, with 95 % intervals, falls marked
-    (awale.experiments.gauntlet)."""
-    from ..experiments.gauntlet import GAUNTLET
+def _gauntlet_table(gauntlet: "Gauntlet", ideas: Dict[str, str], store: "Store") -> str:
+    """The gauntlet's scores and what each player changed in them from the one before it, with 95 % intervals and
+    falls marked (awale.experiments.gauntlet); ``ideas`` names players by spec."""
+    import pandas as pd
 
-    ideas = {e.a: e.idea for e in entries if e.verdict == "H1"}
-    records = GAUNTLET.scores(store).to_dict("records")
-    changes = {c.player: c for c in GAUNTLET.changes(store)} if all(r["games"] for r in records) else {}
-    names = [name for name, _ in GAUNTLET.opponents]
+    records = gauntlet.scores(store).to_dict("records")
+    names = [name for name, _ in gauntlet.opponents]
     rows = []
-    for record in records:
-        change = changes.get(record["player"])
+    for number, record in enumerate(records):
+        change = ""
+        if number and record["games"] and records[number - 1]["games"]:
+            try:
+                change = gauntlet.change(store, record["player"], records[number - 1]["player"]).text()
+            except ValueError:  # no pair in common yet
+                change = "no common pair"
         rows.append((
             record["games"],
             f"{record['score']:.3f} [{record['low']:.3f}, {record['high']:.3f}]" if record["games"] else "-",
-            *(f"{record[name]:.2f}" if record[name] == record[name] else "-" for name in names),
-            "" if change is None else f"{change.difference:+.3f} [{change.low:+.3f}, {change.high:+.3f}]"
-            + (" falls" if change.falls else ""),
-            ideas.get(record["player"], "the first champion" if record["player"] == GAUNTLET.players[0]
-                      else record["player"]),
+            *(f"{record[name]:.2f}" if pd.notna(record[name]) else "-" for name in names),
+            change,
+            ideas.get(record["player"], record["player"]),
         ))
-    return format_table(("games", "score [95 %]", *names, "change [95 %]", "champion of"), rows)
+    return format_table(("games", "score [95 %]", *names, "change [95 %], pairs", "champion of"), rows)

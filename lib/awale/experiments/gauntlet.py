@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from statistics import NormalDist
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
 from .budgets import at_time
 from .design import Experiment, Pairing
 from .keys import canonical_spec
-from .pentanomial import estimate, pentanomial
 from .store import Store
 from .tally import pair_results
 
@@ -39,20 +39,43 @@ if TYPE_CHECKING:
     import pandas
 
 __all__ = ["FIRST_CHAMPION", "GAUNTLET", "GAUNTLET_GAMES", "GAUNTLET_OPPONENTS", "GAUNTLET_PLAYERS", "Change",
-           "Gauntlet"]
+           "Gauntlet", "clustered_mean"]
 
-_Z95 = 1.959964  # the normal quantile of a two-sided 95 % interval
+_Z95 = NormalDist().inv_cdf(0.975)  # the normal quantile of a two-sided 95 % interval
+
+
+def clustered_mean(values: Dict[Tuple[str, int], float]) -> Tuple[float, float, float]:
+    """The mean of values keyed by ``(opponent, opening index)`` and its normal 95 % interval, clustered by opening.
+
+    The pairs a champion plays from one opening against the several opponents are
+    not independent, so the openings, not the pairs, are the units of the
+    variance: ``m / (m - 1) * Σ_openings (Σ (v - mean))² / n²`` for ``n`` values
+    from ``m`` openings (the cluster-robust variance of a mean).  One opening
+    gives the whole real line.
+
+    Raises:
+        ValueError: no values.
+    """
+    if not values:
+        raise ValueError("a mean needs at least one value")
+    n = len(values)
+    mean = sum(values.values()) / n
+    clusters: Dict[int, float] = {}
+    for (_, index), value in values.items():
+        clusters[index] = clusters.get(index, 0.0) + value - mean
+    m = len(clusters)
+    half = _Z95 * math.sqrt(m / (m - 1) * sum(c * c for c in clusters.values())) / n if m > 1 else math.inf
+    return mean, mean - half, mean + half
 
 
 @dataclasses.dataclass(frozen=True)
 class Change:
     """What an idea did to the gauntlet: ``player`` (the champion with it) against ``before`` (without it).
 
-    Both are scored on the pairs both completed (the same opponent, the same
-    opening): ``score`` and ``before_score`` over those ``pairs`` (of two
-    games each) against ``opponents``; ``difference`` is the first less the
-    second, ``low`` and ``high`` its 95 % interval (normal, from the
-    differences of the pairs' scores).
+    Both are scored on the ``pairs`` of games both completed (the same opponent,
+    the same opening) against ``opponents``: ``score`` and ``before_score``;
+    ``difference`` is the first less the second, ``low`` and ``high`` its 95 %
+    interval, clustered by opening (:func:`clustered_mean` of the pairs' differences).
     """
 
     player: str
@@ -74,6 +97,13 @@ class Change:
     def falls_significantly(self) -> bool:
         """The whole 95 % interval of the change is below zero."""
         return self.high < 0
+
+    def text(self) -> str:
+        """The change with its interval and pairs, and ``falls`` (``falls significantly``) where it does."""
+        said = f"{self.difference:+.3f} [{self.low:+.3f}, {self.high:+.3f}], {self.pairs} pairs"
+        if self.falls:
+            said += ", falls significantly" if self.falls_significantly else ", falls"
+        return said
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +161,7 @@ class Gauntlet:
 
         Columns: ``player``; ``games`` (of complete pairs); ``score`` over the
         whole gauntlet (a win 1, a draw ½) with ``low`` and ``high``, its 95 %
-        interval from the pairs (:func:`~awale.experiments.pentanomial.estimate`);
+        interval clustered by opening (:func:`clustered_mean` of the pairs' scores, within [0, 1]);
         then the score against each opponent, a column named by its short name
         (NaN where no pair is complete, and for a player against itself).
         """
@@ -140,11 +170,11 @@ class Gauntlet:
         rows = []
         for player in self.players:
             pairs = self.pairs(store, player, games)
-            est = estimate(pentanomial(pairs.values()))
             row: Dict[str, object] = dict(player=player, games=2 * len(pairs), score=math.nan, low=math.nan,
                                           high=math.nan)
             if pairs:
-                row.update(score=est.score, low=est.low, high=est.high)
+                score, low, high = clustered_mean({key: sum(pair) / 2 for key, pair in pairs.items()})
+                row.update(score=score, low=max(low, 0.0), high=min(high, 1.0))
             for name, spec in self.opponents:
                 mine = [sum(pair) / 2 for (opponent, _), pair in pairs.items() if opponent == spec]
                 row[name] = sum(mine) / len(mine) if mine else math.nan
@@ -162,15 +192,13 @@ class Gauntlet:
         common = sorted(set(mine) & set(theirs))
         if not common:
             raise ValueError(f"{player} and {before} have no complete gauntlet pair in common")
-        differences = [mine[k] - theirs[k] for k in common]
-        n = len(differences)
-        mean = sum(differences) / n
-        half = _Z95 * math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1) / n) if n > 1 else math.inf
-        names = {spec: name for name, spec in self.opponents}
+        n = len(common)
+        mean, low, high = clustered_mean({k: mine[k] - theirs[k] for k in common})
+        played = {opponent for opponent, _ in common}
         return Change(
             canonical_spec(player), canonical_spec(before), n,
-            tuple(dict.fromkeys(names[opponent] for opponent, _ in common)),
-            sum(mine[k] for k in common) / n, sum(theirs[k] for k in common) / n, mean, mean - half, mean + half,
+            tuple(name for name, spec in self.opponents if spec in played),
+            sum(mine[k] for k in common) / n, sum(theirs[k] for k in common) / n, mean, low, high,
         )
 
     def changes(self, store: Store, games: Optional[int] = None) -> List[Change]:

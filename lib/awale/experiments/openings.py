@@ -9,7 +9,7 @@ import functools
 import hashlib
 import os
 import pathlib
-from typing import Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -25,6 +25,7 @@ __all__ = [
     "shuffled",
     "opening_spec",
     "pair_keys",
+    "pair_result",
     "keys_of_pairs",
 ]
 
@@ -122,6 +123,16 @@ def pair_keys(
         GameKey(first, second, derive_seed(seed, 2 * index), rules),
         GameKey(second, first, derive_seed(seed, 2 * index + 1), rules),
     )
+
+
+def pair_result(winners: Dict[Any, Optional[int]], keys: Tuple[GameKey, GameKey]) -> Optional[Tuple[float, float]]:
+    """A's points in each game of a pair (:func:`pair_keys`: A South in the first, North in the second), 0, ½ or 1,
+    from the stored winners (:meth:`~awale.experiments.store.Store.winners`); None while a game is missing."""
+    first, second = keys
+    if first.stored not in winners or second.stored not in winners:
+        return None
+    w1, w2 = winners[first.stored], winners[second.stored]
+    return 0.5 if w1 is None else float(w1 == 0), 0.5 if w2 is None else float(w2 == 1)
 
 
 def keys_of_pairs(

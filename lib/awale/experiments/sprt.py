@@ -86,6 +86,7 @@ from .openings import (
     opening_spec,
     openings_digest,
     pair_keys,
+    pair_result,
     shuffled,
     standard_openings,
 )
@@ -358,15 +359,7 @@ class _Tally:
         self._checked = 0  # checkpoints looked at
 
     def _pair(self, winners: Dict[Any, Optional[int]], index: int) -> Optional[Tuple[float, float]]:
-        first, second = self.keys(index)
-        try:
-            w1, w2 = winners[first.stored], winners[second.stored]
-        except KeyError:
-            return None
-        # A is South in the first game, North in the second.
-        r1 = 0.5 if w1 is None else float(w1 == 0)
-        r2 = 0.5 if w2 is None else float(w2 == 1)
-        return r1, r2
+        return pair_result(winners, self.keys(index))
 
     def _add(self, result: Tuple[float, float]) -> None:
         self.counts[int(round(2 * sum(result)))] += 1

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ..agents.opening import split_opening
 from .design import Experiment
+from .openings import pair_result
 from .pentanomial import pentanomial
 from .store import Store
 
@@ -86,15 +87,7 @@ def pair_results(exp: Experiment, store: Store, a: str, b: str,
         raise ValueError(f"{exp.name} does not play its games in pairs from openings")
     winners = store.winners(exp.name)
     keys = exp.pair_keys(a, b, games)
-    found: List[Optional[Tuple[float, float]]] = []
-    for first, second in zip(keys[::2], keys[1::2]):
-        if first.stored in winners and second.stored in winners:
-            results = [0.5 if winners[key.stored] is None else float(winners[key.stored] == side)
-                       for key, side in ((first, 0), (second, 1))]
-            found.append((results[0], results[1]))
-        else:
-            found.append(None)
-    return found
+    return [pair_result(winners, pair) for pair in zip(keys[::2], keys[1::2])]
 
 
 def pair_counts(exp: Experiment, store: Store, a: str, b: str,

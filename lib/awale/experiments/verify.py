@@ -104,8 +104,8 @@ def clocked(spec: str) -> bool:
     return parse(spec).clock is not None
 
 
-def _through_rules(row: Mapping[str, Any]) -> Tuple[Optional[Game], str]:
-    """A stored game's moves played through the rules: the final position, or None and what is wrong."""
+def _through_rules(row: Mapping[str, Any]) -> Tuple[Optional[Game], Optional[str]]:
+    """A stored game's moves played through the rules: its last position and None, or None and what is wrong."""
     game = Game(rules_from_text(row["rules"]))
     moves = decode_moves(row["moves"])
     for ply, action in enumerate(moves):
@@ -117,14 +117,15 @@ def _through_rules(row: Mapping[str, Any]) -> Tuple[Optional[Game], str]:
             return None, f"move {ply + 1} ({action}) is illegal: {error}"
     if not game.game_finished and not clocked(row[("south", "north")[game.current_player]]):
         return None, f"the game is not over after the {len(moves)} stored moves"  # only a clock ends a game early
-    return game, ""
+    return game, None
 
 
 def flagged(row: Mapping[str, Any]) -> Optional[int]:
     """The side (0 South, 1 North) that lost a stored game on time, or None for a game the rules ended.
 
     Raises:
-        ValueError: the game fails the rules check (:func:`check_rules`).
+        ValueError: its moves break the rules: an illegal move, a move after the end, or a game that stops early
+            with no clock for the side to move (the stored winner, scores and length are not read).
     """
     game, wrong = _through_rules(row)
     if game is None:

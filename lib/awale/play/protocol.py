@@ -16,7 +16,8 @@ Chess Interface, read for Awale:
 * ``go [movetime MS | nodes N | depth D | infinite | wtime MS btime MS winc MS binc MS [movestogo K]]``: search,
   print ``info`` lines as the search goes and ``bestmove M`` at its end (``bestmove (none)`` when there is no
   move); ``go`` alone searches with the agent's own budget (the spec's); under ``movetime`` an agent that can
-  (``spend``) searches for the whole of the time, its last iteration cut at the deadline;
+  (``spend``) searches for the whole of the time, its last iteration cut at the deadline (a move from the book
+  or the endgame database, a forced move and a search that proves the result end sooner);
 * ``stop``: end the search now (its ``bestmove`` follows); ``quit``: end the engine.
 
 A move is the label of the pit sown, as the board shows it (:func:`awale.core.render.pit_label`): ``A``-``F``
