@@ -15,11 +15,13 @@ import evaluation  # noqa: E402
 import mcts  # noqa: E402
 import parallel  # noqa: E402
 import playouts  # noqa: E402
+import smp  # noqa: E402
 
 BENCHMARKS = {
     "playouts": lambda args: playouts.run(budget=args.seconds),
     "mcts": lambda args: mcts.run(games_per_match=args.games),
     "parallel": lambda args: parallel.run(),
+    "smp": lambda args: smp.run(),
     "endgame": lambda args: endgame.run(),
     "evaluation": lambda args: evaluation.run(),
     "champion": lambda args: champion.run(games=args.games),

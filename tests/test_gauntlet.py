@@ -80,6 +80,25 @@ def test_a_change_compares_the_pairs_both_players_completed(small):
     assert change.score == pytest.approx(sum(sum(mine[k]) for k in common) / (2 * len(common)))
 
 
+def test_times_per_move_count_each_sides_moves_after_the_openings(small, tmp_path):
+    gauntlet, path = small
+    with Store(path) as store:
+        times = gauntlet.ms_per_move(store)
+        frame = store.load(gauntlet.name)
+    assert list(times) == ["greedy", "greedy(eps=0.5)", "random", "uct(iterations=30)"]
+    for spec in ("random", "greedy"):  # an opponent only, and a player that is also an opponent
+        seconds = moves = 0
+        for row in frame.itertuples():
+            for side, first in (("south", 0), ("north", 1)):
+                agent, opening = split_opening(getattr(row, side))
+                if agent == spec:
+                    seconds += getattr(row, f"{side}_seconds")
+                    moves += sum(1 for ply in range(len(opening), row.plies) if ply % 2 == first)
+        assert times[spec] == pytest.approx(1000 * seconds / moves)
+    with Store(tmp_path / "none.sqlite") as store:
+        assert all(math.isnan(ms) for ms in gauntlet.ms_per_move(store).values())
+
+
 def test_a_change_without_common_pairs_is_refused(small, tmp_path):
     gauntlet, _ = small
     with Store(tmp_path / "empty.sqlite") as store, pytest.raises(ValueError, match="no complete gauntlet pair"):
@@ -125,6 +144,7 @@ def test_the_ledger_command_shows_the_gauntlet_of_the_thesiss_store(capsys):
     assert main(["ledger", "--gauntlet", "--store", str(store)]) == 0
     out = capsys.readouterr().out
     table = out[out.index("games  score [95 %]"):].splitlines()
-    assert len(table) == 1 + len(GAUNTLET.players)
+    assert len(table) == 2 + len(GAUNTLET.players)
+    assert table[-1].startswith("ms a move of the opponents: OpenSpiel αβ")
     assert table[1].rstrip().endswith("the first champion")
     assert all(name in out for name, _ in GAUNTLET.opponents)

@@ -155,7 +155,7 @@ def test_uci_names_the_engine_and_lists_its_settings():
     options = {line.split()[2]: line for line in out.lines if line.startswith("option name ")}
     for name in ("Spec", "Seed", "Threads", "Hash", "Endgame", "TimeManager", "Rules", "quiescence", "weights"):
         assert name in options
-    assert options["Hash"] == "option name Hash type spin default 20 min 1 max 20480"
+    assert options["Hash"] == "option name Hash type spin default 28 min 1 max 28672"
     assert options["TimeManager"] == "option name TimeManager type check default false"
     assert options["weights"].startswith("option name weights type combo default games var games")
     assert out.lines[-1] == "uciok"
@@ -176,7 +176,7 @@ def test_settings_change_the_agent_and_bad_ones_change_nothing():
     assert server.agent() == parse("champion(nodes=1000, table=21, quiescence=2, seed=7)")
     assert out.lines == []
     for line, words in [
-        ("setoption name Threads value 2", "Threads: champion has no threads"),
+        ("setoption name Threads value 0", "threads must be at least 1"),
         ("setoption name Warp value 9", "no setting 'Warp'"),
         ("setoption name quiescence value many", "quiescence is a number"),
         ("setoption name quiescence value 99", "at most 32"),
@@ -192,6 +192,9 @@ def test_settings_change_the_agent_and_bad_ones_change_nothing():
     server.handle("setoption name Spec value uct(iterations=50)")
     server.handle("setoption name Threads value 2")
     assert server.agent() == parse("uct(iterations=50, threads=2, seed=7)")  # the seed is kept
+    server.handle("setoption name Spec value greedy")
+    server.handle("setoption name Threads value 2")
+    assert "Threads: greedy has no threads" in out.lines[-1]
 
 
 def test_a_bad_position_is_refused_in_words_and_the_position_kept():

@@ -133,11 +133,13 @@ class Champion(Agent):
         iid: internal iterative deepening (:mod:`awale.search.alphabeta`); default False.
         mtdf: MTD(f) instead of one open-window search per iteration (:mod:`awale.search.alphabeta`); not with
             ``pvs``; default False.
-        table: the transposition table holds ``2**table`` entries of 20 bytes (default
-            :data:`~awale.search.alphabeta.TABLE_BITS`: 20 MB).
+        table: the transposition table holds ``2**table`` entries of 28 bytes (default
+            :data:`~awale.search.alphabeta.TABLE_BITS`: 28 MB).
         weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
             database), ``"texel"`` (fitted on every stored game between searches) or ``"kroo"`` (the Texel fit
             plus the kroos' timing; :data:`awale.knowledge.evaluation.WEIGHTS`).
+        threads: threads that search each move at once, sharing the table (lazy SMP); above 1 no game
+            replays. Default 1.
     """
 
     name = "champion"
@@ -184,8 +186,13 @@ class Champion(Agent):
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, spend=self.spend, pvs=self.pvs,
             reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, table=self.table,
-            weights=self.weights,
+            weights=self.weights, threads=self.threads,
         )
+
+    @property
+    def replayable(self) -> bool:
+        """Whether a game replays move for move: not with a time budget, nor on several threads."""
+        return self.time is None and self.threads == 1
 
     @property
     def alphabeta(self) -> Minimax:

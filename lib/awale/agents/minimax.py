@@ -14,8 +14,8 @@ import numpy as np
 from ..knowledge.evaluation import WEIGHTS, Evaluation, load_evaluation
 from ..core.game import Game
 from ..search.alphabeta import (
-    MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, TABLE_BITS, AlphaBeta, Enhancements, SearchResult,
-    points_per_seed,
+    MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, MAX_THREADS, TABLE_BITS, AlphaBeta, Enhancements,
+    SearchResult, points_per_seed,
 )
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
@@ -32,10 +32,12 @@ SEARCH_PARAMS = (
     Param("iid", bool, False, doc="internal iterative deepening: a shallower search for the move to try first"),
     Param("mtdf", bool, False, doc="MTD(f): each iteration's value by null-window searches (not with pvs)"),
     Param("table", int, TABLE_BITS, minimum=10, maximum=MAX_TABLE_BITS,
-          doc="the transposition table holds 2**table entries of 20 bytes"),
+          doc="the transposition table holds 2**table entries of 28 bytes"),
     Param("weights", str, "games", choices=tuple(WEIGHTS),
           doc="the evaluation's weights: fitted on game results ('games'), on the endgame database ('perfect'), "
               "on every game between searches ('texel'), or the Texel fit plus the kroos' timing ('kroo')"),
+    Param("threads", int, 1, minimum=1, maximum=MAX_THREADS,
+          doc="threads searching at once and sharing the table (lazy SMP); above 1 the games do not replay"),
 )
 
 
@@ -123,8 +125,12 @@ class Minimax(Agent):
         mtdf: MTD(f) (:mod:`awale.search.alphabeta`): each iteration's
             value by null-window searches from the last one's; not with
             ``pvs``; False (the default).
-        table: the transposition table holds ``2**table`` entries of 20
-            bytes (default :data:`~awale.search.alphabeta.TABLE_BITS`, 20 MB).
+        table: the transposition table holds ``2**table`` entries of 28
+            bytes (default :data:`~awale.search.alphabeta.TABLE_BITS`, 28 MB).
+        threads: threads that search each move at once, sharing the table
+            (lazy SMP, :class:`~awale.search.alphabeta.AlphaBeta`); above 1
+            the moves depend on the threads' timing, so no game replays,
+            even under a depth or a node budget.  Default 1.
     """
 
     name = "minimax"
@@ -170,6 +176,11 @@ class Minimax(Agent):
         return self._spec_without(("depth",) if self.depth is None and budget else ())
 
     @property
+    def replayable(self) -> bool:
+        """Whether a game replays move for move: not with a time budget, nor on several threads."""
+        return self.time is None and self.threads == 1
+
+    @property
     def searcher(self) -> Optional[AlphaBeta]:
         """The αβ searcher of the moves so far (None before the first search): its table, nodes and load."""
         return self._searcher
@@ -205,7 +216,7 @@ class Minimax(Agent):
             enhancements = Enhancements(quiescence=self.quiescence, pvs=self.pvs, reductions=self.reductions,
                                         killers=self.killers, iid=self.iid, mtdf=self.mtdf)
             self._searcher = AlphaBeta(game.rules, table_bits=self.table, endgame=database, evaluation=evaluation,
-                                       enhancements=enhancements)
+                                       enhancements=enhancements, threads=self.threads)
         if self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes, spend=self.spend)
         else:

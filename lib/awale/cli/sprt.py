@@ -217,6 +217,7 @@ def _gauntlet_table(gauntlet: "Gauntlet", ideas: Dict[str, str], store: "Store")
     import pandas as pd
 
     records = gauntlet.scores(store).to_dict("records")
+    ms = gauntlet.ms_per_move(store)
     names = [name for name, _ in gauntlet.opponents]
     rows = []
     for number, record in enumerate(records):
@@ -230,7 +231,10 @@ def _gauntlet_table(gauntlet: "Gauntlet", ideas: Dict[str, str], store: "Store")
             record["games"],
             f"{record['score']:.3f} [{record['low']:.3f}, {record['high']:.3f}]" if record["games"] else "-",
             *(f"{record[name]:.2f}" if pd.notna(record[name]) else "-" for name in names),
+            f"{ms[record['player']]:.1f}" if pd.notna(ms[record["player"]]) else "-",
             change,
             ideas.get(record["player"], record["player"]),
         ))
-    return format_table(("games", "score [95 %]", *names, "change [95 %], pairs", "champion of"), rows)
+    opponents_ms = ", ".join(f"{name} {ms[spec]:.1f}" for name, spec in gauntlet.opponents if pd.notna(ms[spec]))
+    table = format_table(("games", "score [95 %]", *names, "ms/move", "change [95 %], pairs", "champion of"), rows)
+    return table + (f"\nms a move of the opponents: {opponents_ms}" if opponents_ms else "")

@@ -201,6 +201,27 @@ class Gauntlet:
             sum(mine[k] for k in common) / n, sum(theirs[k] for k in common) / n, mean, low, high,
         )
 
+    def ms_per_move(self, store: Store, games: Optional[int] = None) -> Dict[str, float]:
+        """Each player's and each opponent's mean thinking time per move (ms) over its stored games of the
+        gauntlet (a player that is also an opponent, over both), the openings' plies left out; NaN without games.
+        """
+        import pandas as pd
+
+        from ..agents.opening import split_opening
+        from .ratings import ms_per_move
+
+        frame, experiment = store.load(self.name), self.experiment
+        played = pd.concat([experiment.pairing_games(frame, a, b, games) for a, b in self.pairings()])
+        split = {spec: split_opening(spec) for spec in set(played["south"]) | set(played["north"])}
+        plies = {len(moves) for _, moves in split.values()}
+        if len(plies) > 1:
+            raise ValueError(f"{self.name}: openings of several lengths ({sorted(plies)} plies)")
+        played = played.assign(south=played["south"].map(lambda s: split[s][0]),
+                               north=played["north"].map(lambda s: split[s][0]))
+        opening_plies = next(iter(plies), 0)
+        specs = dict.fromkeys(self.players + tuple(spec for _, spec in self.opponents))
+        return {spec: ms_per_move(played, spec, opening_plies) for spec in specs}
+
     def changes(self, store: Store, games: Optional[int] = None) -> List[Change]:
         """What each player after the first did to the gauntlet score of the one before it."""
         return [self.change(store, player, before, games) for before, player in zip(self.players, self.players[1:])]

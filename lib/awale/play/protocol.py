@@ -57,6 +57,7 @@ from ..core.control import Progress, SearchControl
 from ..core.game import PLAYERS, Game, IllegalActionError
 from ..core.render import label_pit, pit_label
 from ..core.rules import Rules, rules_from_text, rules_to_text
+from ..search.alphabeta import ENTRY_BYTES
 
 __all__ = [
     "ENGINE_NAME", "AUTHOR", "ProtocolError", "Uci", "IsReady", "NewGame", "SetOption", "Position", "Go", "Stop",
@@ -320,7 +321,7 @@ class _Option:
 _STANDARD = (
     _Option("Spec", "string", doc="the agent (an agent spec); its parameters become settings"),
     _Option("Seed", "spin", "seed", "seed of the agent's random generator"),
-    _Option("Threads", "spin", "threads", "threads of an MCTS agent (0: every core)"),
+    _Option("Threads", "spin", "threads", "threads of an MCTS (0: every core) or αβ agent"),
     _Option("Hash", "spin", "table", "MB of the αβ transposition table (rounded down to a power of two entries)"),
     _Option("Endgame", "string", "endgame", "endgame database: a file or a number of seeds; empty for none"),
     _Option("TimeManager", "check", "manage", "under a clock, size each move by the time manager "
@@ -331,12 +332,13 @@ _STANDARD = (
 #: The parameters the standard settings stand for, and the budgets that ``go`` sets.
 _COVERED = {"seed", "threads", "table", "endgame", "manage"}
 
-_HASH_MAX = 20 * 2**30 // 2**20  # 2**30 entries of 20 bytes
+_HASH_MAX = ENTRY_BYTES * 2**30 // 2**20  # 2**30 entries
 
 
 def _table_bits(megabytes: int) -> int:
-    """The table size of ``Hash``: the most entries of 20 bytes in ``megabytes`` MB, a power of two, 2**10 to 2**30."""
-    return max(10, min(30, int(math.floor(math.log2(megabytes * 2**20 / 20)))))
+    """The table size of ``Hash``: the most entries (:data:`~awale.search.alphabeta.ENTRY_BYTES` each) in
+    ``megabytes`` MB, a power of two, 2**10 to 2**30."""
+    return max(10, min(30, int(math.floor(math.log2(megabytes * 2**20 / ENTRY_BYTES)))))
 
 
 def _from_text(param: Param, text: str) -> Any:
@@ -542,7 +544,7 @@ class EngineServer:
         if option.name == "Threads":
             return f"{head} default {getattr(agent, 'threads', 1)} min 0 max 1024"
         if option.name == "Hash":
-            megabytes = max(1, 2 ** getattr(agent, "table", 20) * 20 // 2**20)
+            megabytes = max(1, 2 ** getattr(agent, "table", 20) * ENTRY_BYTES // 2**20)
             return f"{head} default {megabytes} min 1 max {_HASH_MAX}"
         if option.name == "Endgame":
             return f"{head} default {_uci_value(getattr(agent, 'endgame', None))}"

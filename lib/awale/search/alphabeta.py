@@ -108,8 +108,9 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import math
+import threading
 import time as _time
-from typing import Callable, ContextManager, Dict, Iterable, NamedTuple, Optional, Sequence, Tuple
+from typing import Callable, ContextManager, Dict, Iterable, Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -123,7 +124,8 @@ from ..core.engine import DRAW, ONGOING, advance, game_arrays
 from ..core.rules import Rules, as_rules
 
 __all__ = [
-    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "TABLE_BITS", "MAX_TABLE_BITS",
+    "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "ENTRY_BYTES", "TABLE_BITS",
+    "MAX_TABLE_BITS", "MAX_THREADS",
     "AlphaBeta", "Enhancements", "SearchResult", "Iteration", "TimePlan", "TableLoad", "solve", "result", "action_values",
     "points_per_seed",
     "Workspace", "Line",
@@ -146,11 +148,17 @@ MAX_QUIESCENCE = 32
 #: thread's stack; 1000 plies keep well inside the usual 8 MB.
 MAX_DEPTH = 1000
 
-#: The transposition table's default size: ``2**TABLE_BITS`` entries (20 bytes each: 20 MB).
+#: The bytes of one entry of the transposition table: key, value, depth, flags, move, generation and check.
+ENTRY_BYTES = 28
+
+#: The transposition table's default size: ``2**TABLE_BITS`` entries (28 bytes each: 28 MB).
 TABLE_BITS = 20
 
-#: The largest table: ``2**MAX_TABLE_BITS`` entries (20 GB).
+#: The largest table: ``2**MAX_TABLE_BITS`` entries (28 GB).
 MAX_TABLE_BITS = 30
+
+#: The most threads one search may run on (:class:`AlphaBeta`'s ``threads``).
+MAX_THREADS = 64
 
 #: The largest node budget of :meth:`AlphaBeta.search` (about a day's search at 10 million nodes a second).
 MAX_NODES = 10**12
@@ -163,7 +171,7 @@ _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, c
 
 # Entries of the control array shared by Python and the kernels.
 (_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH, _SCOUT,
- _REDUCE, _KILLERS, _IID) = range(15)
+ _REDUCE, _KILLERS, _IID, _SHARED) = range(16)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -196,7 +204,10 @@ class Workspace(NamedTuple):
         killers: ``(MAX_DEPTH + 1, 2)``: the last two quiet actions that cut off a search at each ply (-1: none).
         stash_keys, stash_boards: each child's history row, kept while its siblings are made.
         hkeys, hboards: the history of the line searched.
-        tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations: the transposition table.
+        tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations, tt_checks: the transposition table;
+            on several threads (``ctl[_SHARED]``) an entry is read only where its check matches its key and
+            fields (:func:`_entry_check`), so that a slot another thread was writing at the same time is not
+            read half old, half new.
         values: the value of each root action.
         ctl: the control array shared with Python (``_NODES``, ``_STATUS``, ...).
         endgame: the endgame database's probe tables.
@@ -222,6 +233,7 @@ class Workspace(NamedTuple):
     tt_flags: np.ndarray
     tt_moves: np.ndarray
     tt_generations: np.ndarray
+    tt_checks: np.ndarray
     values: np.ndarray
     ctl: np.ndarray
     endgame: tuple
@@ -342,6 +354,15 @@ def _history_hash(boards, length, zhist, size):
     for j in range(length):
         key = _with_row(key, boards[j], boards[j, size], zhist, size)
     return key
+
+
+@jit
+def _entry_check(key, value, depth, flags, move):
+    """What a table entry's check holds: its key with its value, depth, flags and move packed into one word
+    (63 bits, so no overflow compiled or not).  A slot written by two threads at once can hold the fields of
+    one entry and the check of another: the check then does not match, and the slot is not read."""
+    packed = (value & 0x3FFFFFF) | ((depth & 0x7FFFFFFF) << 26) | ((flags & 7) << 57) | ((move & 7) << 60)
+    return key ^ packed
 
 
 @jit
@@ -490,9 +511,13 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
         tt_move = tt_moves[slot]
         stored = tt_depths[slot]
         flags = tt_flags[slot]
+        value = tt_values[slot]
+        if ctl[_SHARED] != 0 and ws.tt_checks[slot] != _entry_check(key, value, stored, flags, tt_move):
+            tt_move = -1  # another thread is writing the slot: as if it were empty
+            stored = -1
+            flags = 0
         complete = (flags & _COMPLETE) != 0
         if not root and (stored == depth or (complete and depth >= stored)):
-            value = tt_values[slot]
             bound = flags & 3
             if bound == _EXACT or (bound == _LOWER and value >= beta) or (bound == _UPPER and value <= alpha):
                 if not complete:
@@ -588,6 +613,8 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
         tt_flags[slot] = flags
         tt_moves[slot] = best_move
         tt_generations[slot] = ctl[_GENERATION]
+        if ctl[_SHARED] != 0:  # several threads write the table: each entry with its check
+            ws.tt_checks[slot] = _entry_check(key, best, depth, flags, best_move)
     return best
 
 
@@ -748,7 +775,7 @@ class AlphaBeta:
 
     Args:
         rules: the rules of the games to search.
-        table_bits: the table holds ``2**table_bits`` entries (20 bytes each).
+        table_bits: the table holds ``2**table_bits`` entries (28 bytes each).
         endgame: an endgame database for these rules (:func:`awale.knowledge.endgame.load`),
             whose positions the search scores without searching them (see
             the module docstring); None (the default) for none.  Its values
@@ -758,6 +785,14 @@ class AlphaBeta:
             their capture difference; None (the default) for none.
         enhancements: the refinements of the search (:class:`Enhancements`);
             None (the default): none, the plain search.
+        threads: threads that search at once (lazy SMP): besides the thread
+            that calls :meth:`search`, ``threads - 1`` helpers each deepen
+            on their own from the same position, all sharing the table, so
+            that the caller's iterations find more of their positions
+            there.  The caller's iterations alone decide the move.  With
+            more than one, a search's nodes, and with ``reductions`` or
+            ties between actions its result, depend on the threads' timing;
+            the values of a plain search at a fixed depth do not.  Default 1.
 
     Raises:
         ValueError: bad arguments, rules with 1000 seeds or more (the
@@ -774,8 +809,11 @@ class AlphaBeta:
         endgame: Optional[EndgameDatabase] = None,
         evaluation: Optional[Evaluation] = None,
         enhancements: Optional[Enhancements] = None,
+        threads: int = 1,
     ) -> None:
         rules = as_rules(rules, default=False)
+        if isinstance(threads, bool) or not isinstance(threads, int) or not 1 <= threads <= MAX_THREADS:
+            raise ValueError(f"threads must be an integer from 1 to {MAX_THREADS}, got {threads!r}")
         if isinstance(table_bits, bool) or not isinstance(table_bits, int) or not 1 <= table_bits <= MAX_TABLE_BITS:
             raise ValueError(f"table_bits must be an integer from 1 to {MAX_TABLE_BITS}, got {table_bits!r}")
         n, total = rules.pits_per_side, rules.total_seeds
@@ -816,9 +854,10 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int8),  # flags
             np.zeros(entries, dtype=np.int8),  # moves
             np.zeros(entries, dtype=np.int16),  # generations
+            np.zeros(entries, dtype=np.int64),  # checks
         )
         self._killers = np.full((MAX_DEPTH + 1, 2), -1, dtype=np.int64)  # every ply a line can reach
-        self._ctl = np.zeros(15, dtype=np.int64)
+        self._ctl = np.zeros(16, dtype=np.int64)
         self._ctl[_SCOUT] = enhancements.pvs
         self._ctl[_REDUCE] = enhancements.reductions
         self._ctl[_KILLERS] = enhancements.killers
@@ -830,6 +869,64 @@ class AlphaBeta:
         self._history_rows = 0
         self._run(Game(rules=rules), 1, True, _UNLIMITED)  # compile, or load, the kernels now: not in a timed search
         self.clear()
+        self.threads = threads
+        self._ctl[_SHARED] = threads > 1
+        self._helpers = tuple(self._helper() for _ in range(threads - 1))
+
+    def _helper(self) -> "AlphaBeta":
+        """A searcher of the same rules, knowledge and refinements whose table is this one's: a helper thread's."""
+        helper = AlphaBeta(self.rules, 10, self.endgame, self.evaluation, self.enhancements)
+        helper._table = self._table
+        helper._ctl[_SHARED] = 1
+        return helper
+
+    def _deepen(self, game: Game, generation: int, ahead: int, last: int, leader: Callable[[], int],
+                stop: threading.Event) -> None:
+        """A helper's search, writing into the shared table until ``stop`` is set (and its budget taken away):
+        one exact search if ``last`` is ``_INFINITE``, else iterations each at least ``ahead`` plies deeper than
+        the one the caller is searching (``leader()``), and deeper than the helper's last, up to ``last``."""
+        self._ctl[_NODES] = 0
+        self._ctl[_PROBES] = 0
+        self._ctl[_GENERATION] = generation
+        self._killers[:] = -1
+        depth = 0
+        while not stop.is_set():
+            depth = _INFINITE if last == _INFINITE else max(depth + 1, leader() + ahead)
+            if depth > last:
+                return
+            _, _, status, exact = self._run(game, depth, False, _UNLIMITED)
+            if status != _RUNNING or exact or depth == _INFINITE:
+                return
+
+    @contextlib.contextmanager
+    def _helping(self, game: Game, last: int, leader: Callable[[], int]) -> Iterator[None]:
+        """While the block runs, the helpers search ``game`` on their threads, the ``k``-th ``k`` plies ahead of
+        the caller's iteration ``leader()`` (up to ``last``; ``_INFINITE``: exact searches), so that the
+        caller's next iterations find their positions in the table; after it, they are stopped and joined."""
+        if not self._helpers:
+            yield
+            return
+        stop = threading.Event()
+        workers = [
+            threading.Thread(target=helper._deepen, name=f"awale-alphabeta-helper-{k}", daemon=True,
+                             args=(game, int(self._ctl[_GENERATION]), k, last, leader, stop))
+            for k, helper in enumerate(self._helpers, 1)
+        ]
+        for worker in workers:
+            worker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            for helper, worker in zip(self._helpers, workers):
+                while worker.is_alive():  # an iteration that starts after the stop resets its budget: take it again
+                    helper._ctl[_BUDGET] = -1
+                    worker.join(0.001)
+
+    @property
+    def helper_nodes(self) -> int:
+        """Positions the helper threads visited during the last search (0 on one thread)."""
+        return sum(int(helper._ctl[_NODES]) for helper in self._helpers)
 
     @property
     def nodes(self) -> int:
@@ -843,13 +940,13 @@ class AlphaBeta:
 
     def table_load(self) -> TableLoad:
         """How many of the table's slots the last search wrote, how many are in use, and how many there are."""
-        generations = self._table[-1]
+        generations = self._table[5]
         return TableLoad(int(np.count_nonzero(generations == self._ctl[_GENERATION])),
                          int(np.count_nonzero(generations >= 0)), len(generations))
 
     def clear(self) -> None:
         """Empty the transposition table."""
-        keys, *_, generations = self._table
+        keys, generations = self._table[0], self._table[5]
         keys[:] = 0
         generations[:] = -1  # no search has this generation: every slot is free
         self._ctl[_GENERATION] = 0
@@ -1091,53 +1188,55 @@ class AlphaBeta:
         rate = 0.0  # nodes per second in the last iteration
         soft = time  # the time the search may take, as the plan sets it
         done = []  # the iterations completed, for the plan
-        for iteration in schedule:
-            budget = _UNLIMITED
-            cut: ContextManager[None] = contextlib.nullcontext()
-            low = -_BIG  # the lower end of the root's window in the last search of this iteration
-            if found is not None and time is not None:
-                now = _time.perf_counter()
-                if spend:
-                    if now >= start + soft:
-                        break
-                    cut = stop_at(self._ctl, _BUDGET, -1, start + soft)  # the iteration is cut at the deadline
-                else:
-                    if soft is not None and start + soft - now <= last * _growth(last, previous):
-                        break  # the next iteration would not finish in time
-                    budget = max(1, min(int(rate * (start + time - now)), _UNLIMITED))  # abandon it at the deadline
-            if found is not None and nodes is not None:
-                left_nodes = nodes - int(self._ctl[_NODES])
-                if left_nodes <= spent * _growth(spent, spent_before):
-                    break  # the next iteration would not fit in the nodes left
-                budget = min(budget, left_nodes)
-            begun, before = _time.perf_counter(), int(self._ctl[_NODES])
-            with cut:
-                if self.enhancements.pvs and found is not None:  # aspiration: a window around the last iteration's value
-                    window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
-                    low = window[0]
-                    value, values, status, exact = self._run(game, iteration, True, budget, window)
-                    if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
-                        budget, low = self._left(budget, before), -_BIG
+        iteration = 1
+        with self._helping(game, _INFINITE if schedule == [_INFINITE] else min(limit, MAX_DEPTH), lambda: iteration):
+            for iteration in schedule:
+                budget = _UNLIMITED
+                cut: ContextManager[None] = contextlib.nullcontext()
+                low = -_BIG  # the lower end of the root's window in the last search of this iteration
+                if found is not None and time is not None:
+                    now = _time.perf_counter()
+                    if spend:
+                        if now >= start + soft:
+                            break
+                        cut = stop_at(self._ctl, _BUDGET, -1, start + soft)  # the iteration is cut at the deadline
+                    else:
+                        if soft is not None and start + soft - now <= last * _growth(last, previous):
+                            break  # the next iteration would not finish in time
+                        budget = max(1, min(int(rate * (start + time - now)), _UNLIMITED))  # abandon it at the deadline
+                if found is not None and nodes is not None:
+                    left_nodes = nodes - int(self._ctl[_NODES])
+                    if left_nodes <= spent * _growth(spent, spent_before):
+                        break  # the next iteration would not fit in the nodes left
+                    budget = min(budget, left_nodes)
+                begun, before = _time.perf_counter(), int(self._ctl[_NODES])
+                with cut:
+                    if self.enhancements.pvs and found is not None:  # aspiration: around the last iteration's value
+                        window = (found[0] - ASPIRATION, found[0] + ASPIRATION)
+                        low = window[0]
+                        value, values, status, exact = self._run(game, iteration, True, budget, window)
+                        if status == _RUNNING and not window[0] < value < window[1]:  # outside it: the open window
+                            budget, low = self._left(budget, before), -_BIG
+                            value, values, status, exact = self._run(game, iteration, True, budget)
+                    elif self.enhancements.mtdf and found is not None:
+                        value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
+                    else:
                         value, values, status, exact = self._run(game, iteration, True, budget)
-                elif self.enhancements.mtdf and found is not None:
-                    value, values, status, exact = self._mtdf(game, iteration, found[0], budget)
-                else:
-                    value, values, status, exact = self._run(game, iteration, True, budget)
-            if status != _RUNNING:
-                if spend and status == _OUT_OF_NODES and found is not None:
-                    found = _cut_iteration(game.legal_actions, values, low, found)
-                break
-            previous, last = last, _time.perf_counter() - begun
-            spent_before, spent = spent, int(self._ctl[_NODES]) - before
-            rate = spent / max(last, 1e-9)
-            best = tuple(a for a, v in zip(game.legal_actions, values) if v == value)
-            found = (value, best, None if exact else iteration, exact)
-            self._report(game, found, iteration, _time.perf_counter() - start)
-            if exact:
-                break
-            if plan is not None:
-                done.append(Iteration(iteration, int(value), best, _time.perf_counter() - start, last))
-                soft = min(float(plan(done)), time)
+                if status != _RUNNING:
+                    if spend and status == _OUT_OF_NODES and found is not None:
+                        found = _cut_iteration(game.legal_actions, values, low, found)
+                    break
+                previous, last = last, _time.perf_counter() - begun
+                spent_before, spent = spent, int(self._ctl[_NODES]) - before
+                rate = spent / max(last, 1e-9)
+                best = tuple(a for a, v in zip(game.legal_actions, values) if v == value)
+                found = (value, best, None if exact else iteration, exact)
+                self._report(game, found, iteration, _time.perf_counter() - start)
+                if exact:
+                    break
+                if plan is not None:
+                    done.append(Iteration(iteration, int(value), best, _time.perf_counter() - start, last))
+                    soft = min(float(plan(done)), time)
         if found is None:  # stopped (awale.core.control) before the first iteration ended: that one, unstopped
             with detached():
                 value, values, _, exact = self._run(game, 1, True, _UNLIMITED)
