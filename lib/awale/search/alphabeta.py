@@ -894,7 +894,10 @@ class AlphaBeta:
             depth = _INFINITE if last == _INFINITE else max(depth + 1, leader() + ahead)
             if depth > last:
                 return
-            _, _, status, exact = self._run(game, depth, False, _UNLIMITED)
+            try:
+                _, _, status, exact = self._run(game, depth, False, _UNLIMITED)
+            except ValueError:  # lines too long for an exact search: the caller's own search says so
+                return
             if status != _RUNNING or exact or depth == _INFINITE:
                 return
 
