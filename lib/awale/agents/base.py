@@ -156,8 +156,9 @@ class Agent:
 
     @property
     def replayable(self) -> bool:
-        """Whether a game of this agent replays move for move from its seed (not with a time budget)."""
-        return getattr(self, "time", None) is None
+        """Whether a game of this agent replays move for move from its seed: not with a time budget, nor on
+        several threads (an agent whose threads keep its moves reproducible says so itself)."""
+        return getattr(self, "time", None) is None and getattr(self, "threads", 1) == 1
 
     def _check_game(self, game: Game) -> None:
         if not isinstance(game, Game):

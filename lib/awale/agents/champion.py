@@ -190,11 +190,6 @@ class Champion(Agent):
         )
 
     @property
-    def replayable(self) -> bool:
-        """Whether a game replays move for move: not with a time budget, nor on several threads."""
-        return self.time is None and self.threads == 1
-
-    @property
     def alphabeta(self) -> Minimax:
         """The αβ agent that plays the moves neither the book nor the database gives (its ``last_search`` and
         ``searcher`` say how it searched)."""

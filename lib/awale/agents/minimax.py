@@ -176,11 +176,6 @@ class Minimax(Agent):
         return self._spec_without(("depth",) if self.depth is None and budget else ())
 
     @property
-    def replayable(self) -> bool:
-        """Whether a game replays move for move: not with a time budget, nor on several threads."""
-        return self.time is None and self.threads == 1
-
-    @property
     def searcher(self) -> Optional[AlphaBeta]:
         """The αβ searcher of the moves so far (None before the first search): its table, nodes and load."""
         return self._searcher
