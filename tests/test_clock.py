@@ -5,7 +5,9 @@ import pytest
 
 from awale.agents import Agent, parse
 from awale.agents.clocked import ClockedAgent, with_clock
-from awale.agents.timing import CLOCK_MAX_SHARE, CLOCK_RESERVE, TimeManager
+from awale.agents.timing import (
+    CLOCK_EXTRA_MOVES, CLOCK_MAX_SHARE, CLOCK_MIN_MOVES, CLOCK_RESERVE, TimeManager,
+)
 from awale.core.clock import Clock
 from awale.experiments import Store
 from awale.experiments.verify import check_rules, clocked, flagged, time_based, verify
@@ -159,20 +161,24 @@ def test_games_lost_on_time_are_stored_and_checked(tmp_path, monkeypatch):
 # --------------------------------------------------------------------------- a managed agent under a clock
 
 
+@pytest.mark.parametrize("clock_moves", ["seeds", "database"])
 @pytest.mark.parametrize("clock", ["60+0.5", "1+0", "0.2+1", "10+0"])
-def test_a_managed_agent_never_plans_past_its_clock(clock):
+def test_a_managed_agent_never_plans_past_its_clock(clock, clock_moves):
     clock = Clock.parse(clock)
-    manager = TimeManager(0.1)
+    manager = TimeManager(0.1, clock_moves=clock_moves)
     game = position([4, 4, 4, 4, 4, 4], [4, 4, 4, 0, 4, 4], (0, 4))
+    expected = manager.moves_left(game, 25)
     left = clock.base
-    for _ in range(120):  # a long game (240 plies), every move taking its hard limit
+    for move in range(120):  # a long game (240 plies), every move taking its hard limit
         manager.observe_clock(left, clock.increment)
-        allowance = manager.allowance(game)
+        allowance = manager.allowance(game, 25)
         assert allowance.target <= allowance.limit
         assert allowance.limit <= max(CLOCK_MAX_SHARE * (left - CLOCK_RESERVE), 0.001) + 1e-12
         left -= allowance.limit
         manager.spent(allowance.limit)
-        assert left > 0 or clock.base <= CLOCK_RESERVE
+        # With an increment the clock never runs out; in sudden death the reserve lasts at least the moves the
+        # manager expected at the start (past them, each move is given the least time, taken from the reserve).
+        assert left > 0 or (clock.increment == 0 and move >= expected)
         left += clock.increment
     assert manager.bank == 0.0  # the clock is the bank
 
@@ -187,6 +193,40 @@ def test_a_managed_agent_follows_its_clock():
     assert manager.allowance(game).nominal < free
     manager.reset()
     assert manager.clock is None and manager.allowance(game).nominal == free
+
+
+def test_the_moves_left_under_a_clock():
+    start = position([4] * 6, [4] * 6, (0, 0))  # 48 seeds
+    late = position([3, 0, 2, 0, 1, 0], [0, 2, 0, 1, 0, 1], (20, 18))  # 10 seeds
+    seeds, database = TimeManager(0.1), TimeManager(0.1, clock_moves="database")
+    assert seeds.moves_left(start, 25) == 48 and seeds.moves_left(late) == CLOCK_MIN_MOVES
+    assert database.moves_left(start, 25) == 48 - 25 + CLOCK_EXTRA_MOVES
+    assert database.moves_left(start) == 48 + CLOCK_EXTRA_MOVES  # no database: every seed counts
+    assert database.moves_left(late, 9) == 1 + CLOCK_EXTRA_MOVES
+    assert database.moves_left(late, 25) == 1 + CLOCK_EXTRA_MOVES  # never fewer than the move searched now
+    for manager in (seeds, database):
+        manager.observe_clock(10.0, 0.0)
+    # Counting only the moves above the database gives each move a larger share of the same clock.
+    assert database.allowance(start, 25).nominal > seeds.allowance(start, 25).nominal
+    assert database.allowance(start, 25).nominal == pytest.approx((10.0 - CLOCK_RESERVE) / 28)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("champion(time=0.1, clock_moves='database')", "give manage=True"),
+    ("minimax(time=0.1, clock_moves='database')", "give manage=True"),
+    ("champion(time=0.1, manage=True, clock_moves='moves')", "must be one of 'seeds', 'database'"),
+])
+def test_clock_moves_needs_a_managed_time(spec, message):
+    with pytest.raises(ValueError, match=message):
+        parse(spec)
+    with pytest.raises(ValueError, match="clock_moves must be one of"):
+        TimeManager(0.1, clock_moves="moves")
+
+
+def test_a_champion_counting_moves_above_its_database_plays_under_a_clock():
+    spec = "champion(time=0.05, endgame='10', manage=True, clock_moves='database')"
+    record = play(spec, "greedy", seed=1, clock="5+0.05", max_plies=30)
+    assert record.plies == len(record.moves) > 10 and record.south == f"clocked(agent=\"{spec}\", tc='5+0.05')"
 
 
 def test_a_clocked_managed_champion_plays():

@@ -19,7 +19,7 @@ from ..search.alphabeta import (
 )
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
-from .timing import TimeManager
+from .timing import CLOCK_MOVES, TimeManager
 
 __all__ = ["Minimax"]
 
@@ -46,6 +46,17 @@ SPEND_PARAM = Param(
     "spend", bool, False,
     doc="with a time: search until it is spent, keeping the best move of the iteration cut at the deadline",
 )
+
+CLOCK_MOVES_PARAM = Param(
+    "clock_moves", str, CLOCK_MOVES[0], choices=CLOCK_MOVES,
+    doc="with manage, under a clock: the moves left, one a seed on the board or above the endgame database",
+)
+
+
+def check_clock_moves(agent: Agent) -> None:
+    """Raise ``ValueError`` if ``agent`` counts the moves left under a clock without managing its time."""
+    if agent.clock_moves != CLOCK_MOVES[0] and not agent.manage:
+        raise ValueError(f"{agent.name}: clock_moves is how manage sizes moves under a clock; give manage=True")
 
 
 def check_search_params(agent: Agent) -> None:
@@ -100,6 +111,11 @@ class Minimax(Agent):
             (:meth:`AlphaBeta.search`).  False (the default): no iteration
             starts that is predicted not to finish, so a searched move
             takes about half to three quarters of its time.
+        clock_moves: with ``manage``, under a clock, how the moves left
+            are counted (:meth:`awale.agents.timing.TimeManager.moves_left`):
+            ``"seeds"`` (the default), one for each seed on the board, at
+            least 20; ``"database"``, one for each seed above the endgame
+            database, plus 5.
         pvs: principal variation search with aspiration windows
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).
@@ -149,6 +165,7 @@ class Minimax(Agent):
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         SPEND_PARAM,
+        CLOCK_MOVES_PARAM,
         *SEARCH_PARAMS,
     )
 
@@ -161,6 +178,7 @@ class Minimax(Agent):
     def validate(self) -> None:
         if self.manage and (self.time is None or self.nodes is not None):
             raise ValueError(f"{self.name}: manage divides a time among the moves; give a time (and no nodes)")
+        check_clock_moves(self)
         check_search_params(self)
         if self.weights != "games" and not self.evaluation:
             raise ValueError(f"{self.name}: weights are the evaluation's; give evaluation=True with them")
@@ -188,7 +206,8 @@ class Minimax(Agent):
         self._rng = np.random.default_rng(self.seed)
         self.last_search: Optional[SearchResult] = None
         self._endgame = EndgameOption(self.endgame)
-        self._manager = TimeManager(self.time, points_per_seed(self._evaluation())) if self.manage else None
+        self._manager = (TimeManager(self.time, points_per_seed(self._evaluation()), self.clock_moves)
+                         if self.manage else None)
 
     def observe_clock(self, remaining: float, increment: float) -> None:
         """With ``manage``, size the next move by the clock (see :mod:`awale.agents.timing`); else nothing."""
@@ -219,7 +238,7 @@ class Minimax(Agent):
             if len(legal) == 1:
                 self.last_search = None
                 return legal[0]  # nothing to decide: no time spent, none banked
-            allowance = self._manager.allowance(game)
+            allowance = self._manager.allowance(game, database.seeds if database is not None else 0)
             self.last_search = self._searcher.search(game, self.depth, allowance.limit, plan=allowance.plan,
                                                      spend=self.spend)
             self._manager.spent(self.last_search.seconds)

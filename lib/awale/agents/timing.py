@@ -40,8 +40,12 @@ Under a clock (:class:`awale.core.clock.Clock`, told to the agent by
 :meth:`awale.agents.Agent.observe_clock` before each of its moves) the clock
 is the bank: the nominal time of a move is the time left (less
 :data:`CLOCK_RESERVE`) over the moves expected to remain, one for each seed on
-the board and at least :data:`CLOCK_MIN_MOVES`, plus the increment, and no
-move takes more than :data:`CLOCK_MAX_SHARE` of the time left.  The agent's
+the board and at least :data:`CLOCK_MIN_MOVES` (``clock_moves='seeds'``, the
+first guess) or, with ``clock_moves='database'``, one for each seed above the
+endgame database plus :data:`CLOCK_EXTRA_MOVES` (the database's moves take no
+time; a fit to the champion's games under a clock, where the first guess
+counts two to three times too many moves), plus the increment, and no move
+takes more than :data:`CLOCK_MAX_SHARE` of the time left.  The agent's
 ``time`` is then not used.
 
 The values of the search are in its points (a seed each without an
@@ -76,7 +80,8 @@ __all__ = [
     "TimeManager", "Allowance", "soft_time", "phase_weight", "is_tactical",
     "PHASE_WEIGHTS", "TACTICAL_SEEDS", "TACTICAL_EXTENSION", "BANK_MOVES", "MIN_SHARE", "MAX_SHARE", "HARD_LIMIT",
     "SETTLED_DEPTHS", "SETTLED_MIN_DEPTH", "SETTLED_SHARE", "STABLE_SEEDS", "CHANGE_EXTENSION", "DROP_EXTENSION",
-    "DROP_SEEDS", "CLOCK_MIN_MOVES", "CLOCK_RESERVE", "CLOCK_MAX_SHARE", "MIN_SECONDS",
+    "DROP_SEEDS", "CLOCK_MOVES", "CLOCK_MIN_MOVES", "CLOCK_EXTRA_MOVES", "CLOCK_RESERVE", "CLOCK_MAX_SHARE",
+    "MIN_SECONDS",
 ]
 
 #: The weight of a move's nominal time by the share of the seeds on the board, ``(share, weight)`` points
@@ -123,8 +128,16 @@ DROP_EXTENSION = 1.5
 #: A fall of the value that asks for more time, in seeds.
 DROP_SEEDS = 3.0
 
-#: Under a clock, the moves expected to remain: one for each seed on the board, and at least this many.
+#: The ways of counting the moves expected to remain under a clock (``clock_moves``), the first the default.
+CLOCK_MOVES = ("seeds", "database")
+
+#: Under a clock, with ``clock_moves='seeds'``: one move for each seed on the board, and at least this many.
 CLOCK_MIN_MOVES = 20
+
+#: Under a clock, with ``clock_moves='database'``: one move for each seed above the endgame database, plus these.
+#: The champion's 200 games at 1+0.01 (chapter 9) leave a side on average 27 searched moves at 48 seeds, 19 at
+#: 40, 9 at 30 and 4 at 26 above its 25-seed database: about one a seed above it plus 3; 5 keeps some margin.
+CLOCK_EXTRA_MOVES = 5
 
 #: Under a clock, seconds kept aside for what the search does not measure (the agent's own work, the game's).
 CLOCK_RESERVE = 0.05
@@ -226,17 +239,22 @@ class TimeManager:
     Args:
         time: the nominal (mean) seconds a searched move.
         points_per_seed: the search's points per seed (1 without an evaluation).
+        clock_moves: how the moves left are counted under a clock, one of :data:`CLOCK_MOVES`.
 
     Raises:
-        ValueError: a time or ``points_per_seed`` that is not a positive finite number.
+        ValueError: a time or ``points_per_seed`` that is not a positive finite number, or another
+            ``clock_moves``.
     """
 
-    def __init__(self, time: float, points_per_seed: float = 1.0) -> None:
+    def __init__(self, time: float, points_per_seed: float = 1.0, clock_moves: str = "seeds") -> None:
         for name, value in (("time", time), ("points_per_seed", points_per_seed)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ValueError(f"time management: {name} must be a positive number, got {value!r}")
+        if clock_moves not in CLOCK_MOVES:
+            raise ValueError(f"time management: clock_moves must be one of {CLOCK_MOVES}, got {clock_moves!r}")
         self.time = float(time)
         self.points_per_seed = float(points_per_seed)
+        self.clock_moves = clock_moves
         self.reset()
 
     def reset(self) -> None:
@@ -249,8 +267,23 @@ class TimeManager:
         """Size the next move by a clock: ``remaining`` seconds left, ``increment`` added after the move."""
         self.clock = (float(remaining), float(increment))
 
-    def allowance(self, game: Game) -> Allowance:
-        """The time of the move about to be searched in ``game`` (call :meth:`spent` after the search)."""
+    def moves_left(self, game: Game, database_seeds: int = 0) -> int:
+        """Under a clock, the searched moves the mover is expected to play from ``game`` on, this one included.
+
+        Args:
+            game: the position about to be searched.
+            database_seeds: the most seeds of the endgame database that plays the game's end (0: none).
+        """
+        seeds = sum(game.pits)
+        if self.clock_moves == "seeds":
+            return max(CLOCK_MIN_MOVES, seeds)
+        return max(seeds - database_seeds, 1) + CLOCK_EXTRA_MOVES
+
+    def allowance(self, game: Game, database_seeds: int = 0) -> Allowance:
+        """The time of the move about to be searched in ``game`` (call :meth:`spent` after the search).
+
+        ``database_seeds`` is the most seeds of the agent's endgame database (0: none), for :meth:`moves_left`.
+        """
         tactical = is_tactical(game)
         weight = phase_weight(game) * (TACTICAL_EXTENSION if tactical else 1.0)
         if self.clock is None:
@@ -260,7 +293,7 @@ class TimeManager:
         else:
             remaining, increment = self.clock
             usable = max(remaining - CLOCK_RESERVE, 0.0)
-            moves = max(CLOCK_MIN_MOVES, sum(game.pits))
+            moves = self.moves_left(game, database_seeds)
             nominal = usable / moves + increment
             cap = CLOCK_MAX_SHARE * usable
             target = min(max(nominal * weight, MIN_SHARE * nominal), MAX_SHARE * nominal, cap)
