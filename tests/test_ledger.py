@@ -175,11 +175,17 @@ def test_the_ledger_needs_the_librarys_openings_and_an_idea(tmp_path, capsys):
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
+def _unclocked(spec):
+    """The agent of ``spec`` without its clock, and the clock (None without one)."""
+    agent = parse(spec)
+    return (parse(agent.agent), agent.clock) if agent.clock is not None else (agent, None)
+
+
 def test_the_committed_ledger_is_what_its_stored_games_say():
     """Every row of data/strength/ledger.csv recomputed from the thesis's store, each test decided at equal time
-    (or with the time difference against its verdict), or left undecided at the cap of pairs it was given, and
-    each against the champion of its day (the first row's B, or the A of the last row that was kept, H1) at the
-    test's time a move."""
+    or under the same clock (or with the time difference against its verdict), or left undecided at the cap of
+    pairs it was given, and each against the champion of its day (the first row's B, or the A of the last row that
+    was kept, H1) at the test's time a move or clock."""
     path, store = ROOT / "data" / "strength" / "ledger.csv", ROOT / "data" / "experiments.sqlite"
     entries = ledger.read(path)
     assert entries, f"{path} holds no test"
@@ -189,10 +195,14 @@ def test_the_committed_ledger_is_what_its_stored_games_say():
         decided = e.verdict in ("H0", "H1")
         assert decided or (e.verdict == "inconclusive" and e.pairs == e.max_pairs), f"{e.idea}: {e.verdict}"
         assert e.fair_time, f"{e.idea}: {e.a_ms} against {e.b_ms} ms a move"
-        day = parse(champion).replace(time=parse(e.b).time).spec  # at the test's budget: 100 ms, or 1 s
-        assert e.b == day, f"{e.idea} was tested against {e.b}, not the champion of its day, {day}"
+        b, clock = _unclocked(e.b)
+        day = parse(champion).replace(time=b.time)  # at the test's budget: 100 ms, or 1 s
+        if clock is None:  # clock_moves acts only under a clock: without one, the champion with or without it
+            day, b = day.replace(clock_moves="seeds"), b.replace(clock_moves="seeds")
+        assert b.spec == day.spec, f"{e.idea} was tested against {e.b}, not the champion of its day, {day.spec}"
+        assert parse(e.a).clock == clock, f"{e.idea}: the two sides under different clocks"
         if e.verdict == "H1":
-            champion = e.a
+            champion = _unclocked(e.a)[0].spec
 
 
 def test_the_ledger_keeps_its_mode_and_refuses_a_missing_folder(decided, tmp_path):

@@ -18,8 +18,8 @@ __version__ = "0.1.0"
 
 #: The opponent of ``python -m awale play`` and of the play board (:mod:`awale.play.session`), by its spec: the
 #: champion with every idea the ledger of ideas kept (``data/strength/ledger.csv``, chapter 9), half a second
-#: a searched move on average.
-DEFAULT_AGENT = "champion(manage=True, quiescence=0, reductions=True, weights='texel')"
+#: a searched move on average (under a clock, the moves left counted above its endgame database).
+DEFAULT_AGENT = "champion(manage=True, clock_moves='database', quiescence=0, reductions=True, weights='texel')"
 
 _HOMES = {name: "core.game" for name in __all__ if name != "Rules"}
 _HOMES["Rules"] = "core.rules"

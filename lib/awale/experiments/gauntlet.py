@@ -238,8 +238,9 @@ GAUNTLET_OPPONENTS: Tuple[Tuple[str, str], ...] = (
     ("first champion", FIRST_CHAMPION),
 )
 
-#: The players: the first champion, then the champion each kept idea (verdict H1) of the ledger made, in the
-#: ledger's order (the test suite checks them against ``data/strength/ledger.csv``).
+#: The players: the first champion, then the champion each kept idea (verdict H1) of the ledger made at 100 ms a
+#: move, in the ledger's order (the test suite checks them against ``data/strength/ledger.csv``).  Row 18, kept
+#: under a clock, changes nothing at a time a move, so it has no player here.
 GAUNTLET_PLAYERS: Tuple[str, ...] = (
     FIRST_CHAMPION,
     "champion(time=0.1, endgame='15', quiescence=0)",

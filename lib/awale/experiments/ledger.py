@@ -25,6 +25,7 @@ import subprocess
 import tempfile
 from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
+from ..agents import parse
 from . import stats
 from .keys import canonical_spec
 from .sprt import (
@@ -109,12 +110,20 @@ class Entry:
         return math.isfinite(ratio) and 1 / EQUAL_TIME <= ratio <= EQUAL_TIME
 
     @property
+    def same_clock(self) -> bool:
+        """Both agents under the same clock: equal time for the game, however each spends it."""
+        clock = parse(self.a).clock
+        return clock is not None and clock == parse(self.b).clock
+
+    @property
     def fair_time(self) -> bool:
-        """Whether the time difference cannot have made the verdict: the agents at equal time, or an idea kept
-        (H1) while A spent less time than B, or one not kept (H0, or inconclusive at the cap) while A spent more."""
+        """Whether the time difference cannot have made the verdict: the agents at equal time or under the same
+        clock, or an idea kept (H1) while A spent less time than B, or one not kept (H0, or inconclusive at the
+        cap) while A spent more."""
         ratio = self.time_ratio
         kept = self.verdict == "H1"
-        return self.equal_time or (kept and ratio < 1) or (self.verdict in ("H0", "inconclusive") and ratio > 1)
+        return (self.equal_time or self.same_clock or (kept and ratio < 1)
+                or (self.verdict in ("H0", "inconclusive") and ratio > 1))
 
     def row(self) -> Dict[str, str]:
         """The entry as a CSV row: numbers rounded as the ledger keeps them."""
