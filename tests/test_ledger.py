@@ -172,6 +172,27 @@ def test_the_ledger_needs_the_librarys_openings_and_an_idea(tmp_path, capsys):
 
 
 
+MANAGED = "champion(time=0.1, manage=True)"
+
+
+@pytest.mark.parametrize("a, b, same", [
+    (f'clocked(agent="{MANAGED}", tc="3+0.03")', f'clocked(agent="{MANAGED}", tc="3+0.03")', True),
+    (f'clocked(agent="{MANAGED[:-1]}, clock_moves=\'database\')", tc="3+0.03")',
+     f'clocked(agent="{MANAGED}", tc="3+0.03")', True),  # how each spends the same clock is the idea
+    (f'clocked(agent="{MANAGED}", tc="3+0.03")', f'clocked(agent="{MANAGED}", tc="6+0.03")', False),
+    (f'clocked(agent="{MANAGED}", tc="3+0.03")', MANAGED, False),  # one side without a clock
+    (MANAGED, MANAGED, False),
+    # under the same clock, unmanaged agents search their own time a move, which the clock does not equalise
+    ('clocked(agent="champion(time=0.3)", tc="60+1")', 'clocked(agent="champion(time=0.1)", tc="60+1")', False),
+])
+def test_the_same_clock_is_equal_time_only_for_agents_it_sizes(decided, a, b, same):
+    _, book, _ = decided
+    (row,) = ledger.read(book)
+    changed = dataclasses.replace(row, a=a, b=b, verdict="H1", a_ms=45.0, b_ms=30.0)
+    assert changed.same_clock == same
+    assert changed.fair_time == same  # kept while A thought 1.5 times as long: fair only under the same clock
+
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 

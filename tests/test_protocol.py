@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from awale import Game, Rules
+from awale import DEFAULT_AGENT, Game, Rules
 from awale.agents import parse
 from awale.core.control import SearchControl
 from awale.play.protocol import (
@@ -268,6 +268,30 @@ def test_a_spending_agent_warms_up_and_searches_nodes_and_a_depth_without_its_sp
     game = read_line("C d", Game())[1]
     first = [line for line in out.lines if line.startswith("bestmove")][0]
     assert first == f"bestmove {line_text(game, [parse('champion(nodes=2000, book=False)').act(game)])}"
+
+
+@pytest.mark.parametrize("spec", [
+    DEFAULT_AGENT.replace("champion(", "champion(book=False, "),  # the engine's default, with a managed clock count
+    "minimax(time=0.05, manage=True, clock_moves='database')",
+])
+def test_an_agent_counting_a_clocks_moves_plays_every_budget(spec):
+    """``clock_moves`` needs a managed time: the warm-up, ``go nodes``, ``go depth``, ``go movetime``, a clock
+    without the time manager and ``go infinite`` all search without it; a clock with it counts the moves so."""
+    server, out = engine(spec)
+    server.handle("isready")
+    ready = out.wait("readyok")
+    server.handle("position startpos moves C d")
+    lines = ["go nodes 2000", "go depth 4", "go movetime 50", "go wtime 2000 btime 2000 winc 20 binc 20",
+             "setoption name TimeManager value false", "go wtime 2000 btime 2000 winc 20 binc 20"]
+    for line in lines:
+        server.handle(line)
+        if line.startswith("go"):
+            ready = out.wait("bestmove", ready + 1)
+    server.handle("go infinite")
+    time.sleep(0.05)
+    server.handle("stop")
+    out.wait("bestmove", ready + 1)
+    assert not [line for line in out.lines if line.startswith("info string")], out.lines
 
 
 def test_go_movetime_spends_the_whole_time():

@@ -115,7 +115,7 @@ class Minimax(Agent):
             are counted (:meth:`awale.agents.timing.TimeManager.moves_left`):
             ``"seeds"`` (the default), one for each seed on the board, at
             least 20; ``"database"``, one for each seed above the endgame
-            database, plus 5.
+            database (every seed without one), plus 5.
         pvs: principal variation search with aspiration windows
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).

@@ -42,11 +42,14 @@ is the bank: the nominal time of a move is the time left (less
 :data:`CLOCK_RESERVE`) over the moves expected to remain, one for each seed on
 the board and at least :data:`CLOCK_MIN_MOVES` (``clock_moves='seeds'``, the
 first guess) or, with ``clock_moves='database'``, one for each seed above the
-endgame database plus :data:`CLOCK_EXTRA_MOVES` (the database's moves take no
-time; a fit to the champion's games under a clock, where the first guess
-counts two to three times too many moves), plus the increment, and no move
-takes more than :data:`CLOCK_MAX_SHARE` of the time left.  The agent's
-``time`` is then not used.
+endgame database (every seed without one) plus :data:`CLOCK_EXTRA_MOVES` (the
+database's moves take no time; a fit to the champion's games under a clock,
+where the first guess counts 1.8 times too many moves at the start and more
+near the database), plus the increment, and no move takes more than
+:data:`CLOCK_MAX_SHARE` of the time left.  The agent's ``time`` is then not
+used.  In sudden death (no increment) the second count spends the clock
+faster: a game that stays far longer above the database than counted runs
+down to the reserve sooner than with the first.
 
 The values of the search are in its points (a seed each without an
 evaluation; :data:`~awale.search.alphabeta.EVAL_SCALE` points per unit of the
@@ -136,7 +139,7 @@ CLOCK_MIN_MOVES = 20
 
 #: Under a clock, with ``clock_moves='database'``: one move for each seed above the endgame database, plus these.
 #: The champion's 200 games at 1+0.01 (chapter 9) leave a side on average 27 searched moves at 48 seeds, 19 at
-#: 40, 9 at 30 and 4 at 26 above its 25-seed database: about one a seed above it plus 3; 5 keeps some margin.
+#: 40, 9 at 30 and 4 at 26 above its 25-seed database: about one a seed above it plus 3 to 4; 5 keeps a margin.
 CLOCK_EXTRA_MOVES = 5
 
 #: Under a clock, seconds kept aside for what the search does not measure (the agent's own work, the game's).
@@ -246,12 +249,13 @@ class TimeManager:
             ``clock_moves``.
     """
 
-    def __init__(self, time: float, points_per_seed: float = 1.0, clock_moves: str = "seeds") -> None:
+    def __init__(self, time: float, points_per_seed: float = 1.0, clock_moves: str = CLOCK_MOVES[0]) -> None:
         for name, value in (("time", time), ("points_per_seed", points_per_seed)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ValueError(f"time management: {name} must be a positive number, got {value!r}")
         if clock_moves not in CLOCK_MOVES:
-            raise ValueError(f"time management: clock_moves must be one of {CLOCK_MOVES}, got {clock_moves!r}")
+            raise ValueError(f"time management: clock_moves must be one of {', '.join(map(repr, CLOCK_MOVES))}, "
+                             f"got {clock_moves!r}")
         self.time = float(time)
         self.points_per_seed = float(points_per_seed)
         self.clock_moves = clock_moves

@@ -111,9 +111,12 @@ class Entry:
 
     @property
     def same_clock(self) -> bool:
-        """Both agents under the same clock: equal time for the game, however each spends it."""
-        clock = parse(self.a).clock
-        return clock is not None and clock == parse(self.b).clock
+        """Both agents under the same clock, each sizing its moves by it (``manage``): equal time for the game,
+        however each spends it."""
+        a, b = parse(self.a), parse(self.b)
+        if a.clock is None or a.clock != b.clock:
+            return False
+        return all(getattr(parse(side.agent), "manage", False) for side in (a, b))
 
     @property
     def fair_time(self) -> bool:

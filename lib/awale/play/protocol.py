@@ -52,7 +52,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple,
 from .. import __version__
 from ..agents import Agent, Param, parse
 from ..agents.base import MAX_SECONDS, WrapperAgent
-from ..agents.timing import CLOCK_MIN_MOVES, CLOCK_RESERVE, TimeManager
+from ..agents.timing import CLOCK_MIN_MOVES, CLOCK_MOVES, CLOCK_RESERVE, TimeManager
 from ..core.control import Progress, SearchControl
 from ..core.game import PLAYERS, Game, IllegalActionError
 from ..core.render import label_pit, pit_label
@@ -657,6 +657,8 @@ class EngineServer:
             changes.update(values)
             if "manage" in names:
                 changes.setdefault("manage", False)
+            if "clock_moves" in names and not changes.get("manage"):
+                changes["clock_moves"] = CLOCK_MOVES[0]  # how a managed clock counts moves: nothing to count here
             if "spend" in names and changes.get("time") is None:
                 changes["spend"] = False  # spend spends a time: not with nodes or a depth
             return changes
@@ -766,6 +768,8 @@ class EngineServer:
             for switch in ("manage", "spend"):  # they need a time; the warm-up searches nodes
                 if switch in names:
                     budget[switch] = False
+            if "clock_moves" in names:
+                budget["clock_moves"] = CLOCK_MOVES[0]  # needs manage
             agent.replace(**budget, **small).act(game) if small else agent.act(game)
         except ValueError as error:
             self.say(f"info string the agent could not make a move: {error}")
