@@ -90,6 +90,9 @@ def test_a_clocked_spec_is_canonical_and_not_replayable():
     ("clocked(agent=\"opening(agent='greedy', moves='2')\", tc='1+0')", "an opening wraps a clocked agent"),
     ("clocked(agent='nobody', tc='1+0')", "unknown agent"),
     ("clocked(tc='1+0')", "agent cannot be None"),
+    ("champion(time=0.1, clock_moves='database')", "give manage=True"),
+    ("minimax(time=0.1, clock_moves='database')", "give manage=True"),
+    ("champion(time=0.1, manage=True, clock_moves='moves')", "must be one of 'seeds', 'database'"),
 ])
 def test_bad_clocked_specs(spec, message):
     with pytest.raises(ValueError, match=message):
@@ -210,16 +213,6 @@ def test_the_moves_left_under_a_clock():
     # Counting only the moves above the database gives each move a larger share of the same clock.
     assert database.allowance(start, 25).nominal > seeds.allowance(start, 25).nominal
     assert database.allowance(start, 25).nominal == pytest.approx((10.0 - CLOCK_RESERVE) / 28)
-
-
-@pytest.mark.parametrize("spec, message", [
-    ("champion(time=0.1, clock_moves='database')", "give manage=True"),
-    ("minimax(time=0.1, clock_moves='database')", "give manage=True"),
-    ("champion(time=0.1, manage=True, clock_moves='moves')", "must be one of 'seeds', 'database'"),
-])
-def test_clock_moves_needs_a_managed_time(spec, message):
-    with pytest.raises(ValueError, match=message):
-        parse(spec)
 
 
 def test_a_time_manager_knows_two_counts_of_the_moves_left():
