@@ -147,7 +147,7 @@ from .budgets import (
 )
 from .calibration import FAMILIES
 from .design import Experiment, Pairing
-from .gauntlet import GAUNTLET
+from .gauntlet import GAUNTLET, GAUNTLET_CLOCKED
 from .pentanomial import SPRT, estimate
 from .store import Store
 from .tally import PairStatus, pair_counts, results, standings, status
@@ -687,6 +687,7 @@ CATALOG["implicit"] = Experiment(
 )
 
 CATALOG["gauntlet"] = GAUNTLET.experiment
+CATALOG["gauntlet-clock"] = GAUNTLET_CLOCKED.experiment
 
 for _ms in CURVE_MS:
     CATALOG[f"curves-{_ms}ms"] = Experiment(

@@ -29,6 +29,7 @@ import math
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
 
+from ..agents.clocked import with_clock
 from .budgets import at_time
 from .design import Experiment, Pairing
 from .keys import canonical_spec
@@ -38,8 +39,8 @@ from .tally import pair_results
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["FIRST_CHAMPION", "GAUNTLET", "GAUNTLET_GAMES", "GAUNTLET_OPPONENTS", "GAUNTLET_PLAYERS", "Change",
-           "Gauntlet", "clustered_mean"]
+__all__ = ["FIRST_CHAMPION", "GAUNTLET", "GAUNTLET_CLOCK", "GAUNTLET_CLOCKED", "GAUNTLET_CLOCKED_PLAYERS",
+           "GAUNTLET_GAMES", "GAUNTLET_OPPONENTS", "GAUNTLET_PLAYERS", "Change", "Gauntlet", "clustered_mean"]
 
 _Z95 = NormalDist().inv_cdf(0.975)  # the normal quantile of a two-sided 95 % interval
 
@@ -255,3 +256,21 @@ GAUNTLET_GAMES = 50
 
 #: The thesis's gauntlet (``python -m awale experiment run gauntlet``).
 GAUNTLET = Gauntlet("gauntlet", GAUNTLET_PLAYERS, GAUNTLET_OPPONENTS, GAUNTLET_GAMES)
+
+#: The clock of the gauntlet under a clock: that of the ledger's row 18, the idea kept under a clock.
+GAUNTLET_CLOCK = "3+0.03"
+
+#: The players under :data:`GAUNTLET_CLOCK`: the last champion of :data:`GAUNTLET_PLAYERS`, then the champion of
+#: row 18, which counts the moves left under a clock by the seeds above its endgame database.  The opponents are
+#: those of :data:`GAUNTLET`, at their budgets a move.
+GAUNTLET_CLOCKED_PLAYERS: Tuple[str, ...] = tuple(
+    with_clock(spec, GAUNTLET_CLOCK).spec
+    for spec in (
+        GAUNTLET_PLAYERS[-1],
+        "champion(time=0.1, endgame='25', manage=True, clock_moves='database', quiescence=0, reductions=True, "
+        "weights='texel')",
+    )
+)
+
+#: The gauntlet of the ideas kept under a clock (``python -m awale experiment run gauntlet-clock``).
+GAUNTLET_CLOCKED = Gauntlet("gauntlet-clock", GAUNTLET_CLOCKED_PLAYERS, GAUNTLET_OPPONENTS, GAUNTLET_GAMES)
