@@ -14,9 +14,9 @@ def test_every_pairing_is_played_enough_to_decide():
     for exp in CATALOG.values():
         assert exp.games >= (100 if exp.name in ("champions", "eps-vs-random") else 50), exp.name
         assert all(parse(a).spec == a and parse(b).spec == b for a, b in exp.pairings())
-        # Only the parallel search and the gauntlet (champions at 0.1 s a move) are timed; every other game
-        # replays from its key.
-        assert exp.timed == (exp.name in ("parallel", "gauntlet")) == any(not parse(a).replayable for a, _ in exp.pairings())
+        # Only the parallel search and the gauntlets (champions at 0.1 s a move or under a clock) are timed; every
+        # other game replays from its key.
+        assert exp.timed == (exp.name in ("parallel", "gauntlet", "gauntlet-clock")) == any(not parse(a).replayable for a, _ in exp.pairings())
 
 
 def test_the_uct_budget_curve_spans_a_sixteenth_to_sixty_four_times_the_reference():

@@ -10,7 +10,7 @@ from awale.agents import parse
 from awale.agents.opening import split_opening
 from awale.cli.sprt import _gauntlet_table
 from awale.experiments import CATALOG, Store, ledger, run
-from awale.experiments.gauntlet import GAUNTLET, Change, Gauntlet, clustered_mean
+from awale.experiments.gauntlet import GAUNTLET, GAUNTLET_CLOCKED, Change, Gauntlet, clustered_mean
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -23,6 +23,14 @@ def test_the_players_are_the_first_champion_and_each_champion_a_kept_idea_made()
     assert list(GAUNTLET.players[1:]) == [e.a for e in at_100ms]
     for e in at_100ms:  # each kept idea against the champion just before it in the gauntlet
         assert GAUNTLET.players[GAUNTLET.players.index(e.a) - 1] == e.b
+
+
+def test_the_clocked_players_are_the_two_sides_of_the_idea_kept_under_a_clock():
+    entries = ledger.read(ROOT / "data" / "strength" / "ledger.csv")
+    clocked = [e for e in entries if e.verdict == "H1" and parse(e.a).clock is not None]
+    assert [(e.b, e.a) for e in clocked] == [GAUNTLET_CLOCKED.players]
+    assert parse(GAUNTLET_CLOCKED.players[0]).agent == GAUNTLET.players[-1]  # the last kept at a time a move
+    assert GAUNTLET_CLOCKED.opponents == GAUNTLET.opponents and CATALOG["gauntlet-clock"].timed
 
 
 def test_every_player_meets_every_opponent_but_itself_from_openings():
@@ -145,8 +153,13 @@ def test_the_ledger_command_shows_the_gauntlet_of_the_thesiss_store(capsys):
     store = ROOT / "data" / "experiments.sqlite"
     assert main(["ledger", "--gauntlet", "--store", str(store)]) == 0
     out = capsys.readouterr().out
-    table = out[out.index("games  score [95 %]"):].splitlines()
-    assert len(table) == 2 + len(GAUNTLET.players)
-    assert table[-1].startswith("ms a move of the opponents: OpenSpiel αβ")
-    assert table[1].rstrip().endswith("the first champion")
+    first = out.index("gauntlet at a time a move (gauntlet):")
+    second = out.index("gauntlet under a clock of 3+0.03 (gauntlet-clock):")
+    for gauntlet, text in ((GAUNTLET, out[first:second]), (GAUNTLET_CLOCKED, out[second:])):
+        table = text[text.index("games  score [95 %]"):].strip().splitlines()
+        assert len(table) == 2 + len(gauntlet.players)
+        assert table[-1].startswith("ms a move of the opponents: OpenSpiel αβ")
+        for line, player in zip(table[1:-1], gauntlet.players):  # every game played
+            assert line.split()[0] == str(gauntlet.games * sum(spec != player for _, spec in gauntlet.opponents))
+        assert table[1].rstrip().endswith("the first champion" if gauntlet is GAUNTLET else "under 3+0.03")
     assert all(name in out for name, _ in GAUNTLET.opponents)

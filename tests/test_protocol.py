@@ -273,10 +273,11 @@ def test_a_spending_agent_warms_up_and_searches_nodes_and_a_depth_without_its_sp
 @pytest.mark.parametrize("spec", [
     DEFAULT_AGENT.replace("champion(", "champion(book=False, "),  # the engine's default, with a managed clock count
     "minimax(time=0.05, manage=True, clock_moves='database')",
+    "champion(time=0.05, book=False, manage=True, timing='settled_share=0.25')",
 ])
-def test_an_agent_counting_a_clocks_moves_plays_every_budget(spec):
-    """``clock_moves`` needs a managed time: the warm-up, ``go nodes``, ``go depth``, ``go movetime``, a clock
-    without the time manager and ``go infinite`` all search without it; a clock with it counts the moves so."""
+def test_an_agent_with_time_manager_settings_plays_every_budget(spec):
+    """``clock_moves`` and ``timing`` need a managed time: the warm-up, ``go nodes``, ``go depth``, ``go movetime``,
+    a clock without the time manager and ``go infinite`` all search without them; a clock with it uses them."""
     server, out = engine(spec)
     server.handle("isready")
     ready = out.wait("readyok")

@@ -216,3 +216,62 @@ def test_the_only_legal_move_is_played_at_once(monkeypatch):
     assert game.legal_actions == [5]
     agent = parse("champion(time=0.1, manage=True)")
     assert agent.act(game) == 5 and not calls
+
+
+# --------------------------------------------------------------------------- the constants, changed by a spec
+
+
+def test_the_constants_default_to_the_modules_and_a_spec_changes_them_canonically():
+    defaults = timing.TimeConstants()
+    assert defaults.settled_share == SETTLED_SHARE and defaults.hard_limit == HARD_LIMIT and defaults.text() == ""
+    agent = parse("champion(time=1, manage=True, timing=' settled_share = 0.25 , hard_limit=4,')")
+    assert agent.spec == "champion(time=1.0, manage=True, timing='hard_limit=4.0, settled_share=0.25')"
+    assert parse(agent.spec).spec == agent.spec
+    assert parse("champion(time=1, manage=True, timing='settled_share=0.4')").spec == "champion(time=1.0, manage=True)"
+    manager = agent.alphabeta._manager
+    assert manager.constants == timing.TimeConstants(settled_share=0.25, hard_limit=4.0)
+
+
+@pytest.mark.parametrize("text, message", [
+    ("settled_share", "not name=value"),
+    ("settled=0.3", "unknown constant 'settled'"),
+    ("settled_share=0.3, settled_share=0.2", "given twice"),
+    ("settled_depths=2.5", "must be an integer"),
+    ("settled_share=fast", "must be a number"),
+    ("settled_share=0", "above 0"),
+    ("change_extension=inf", "finite"),
+    ("clock_reserve=-1", "above 0 \\(or 0\\)"),
+    ("min_share=3", "min_share <= max_share <= hard_limit"),
+])
+def test_bad_constants_are_refused_in_words(text, message):
+    with pytest.raises(ValueError, match=message):
+        timing.TimeConstants.parse(text)
+    with pytest.raises(ValueError, match=message):
+        parse(f"champion(time=1, manage=True, timing='{text}')")
+
+
+def test_timing_needs_manage():
+    for spec in ("champion(time=1, timing='settled_share=0.25')", "minimax(time=1, timing='bank_moves=5')"):
+        with pytest.raises(ValueError, match="give manage=True"):
+            parse(spec)
+
+
+def test_changed_constants_change_the_plan_and_the_allowance():
+    target, limit = NOMINAL, HARD_LIMIT * NOMINAL
+    settled = iterations(*[((2,), 10)] * 8)
+    constants = timing.TimeConstants(settled_share=0.25, settled_depths=9)
+    assert soft_time(target, limit, settled) == pytest.approx(SETTLED_SHARE * target)
+    assert soft_time(target, limit, settled, constants=constants) == target  # eight iterations: not nine
+    assert soft_time(target, limit, settled, constants=timing.TimeConstants(settled_share=0.25)) == pytest.approx(
+        0.25 * target)
+    changed = iterations(*[((2,), 10)] * 7, ((4,), 10))
+    assert soft_time(target, limit, changed, constants=timing.TimeConstants(change_extension=2.5)) == pytest.approx(
+        2.5 * target)
+    game = position([0, 5, 0, 2, 6, 1], [3, 1, 0, 4, 2, 1], (10, 13))
+    plain = TimeManager(NOMINAL).allowance(game)
+    wider = TimeManager(NOMINAL, constants=timing.TimeConstants(hard_limit=5.0, max_share=4.0)).allowance(game)
+    assert plain.limit == pytest.approx(HARD_LIMIT * NOMINAL) and wider.limit == pytest.approx(5.0 * NOMINAL)
+    assert wider.plan(changed) == pytest.approx(min(CHANGE_EXTENSION * wider.target, wider.limit))
+    under_clock = TimeManager(NOMINAL, clock_moves="database", constants=timing.TimeConstants(clock_extra_moves=9))
+    assert under_clock.moves_left(game, database_seeds=25) == TimeManager(NOMINAL, clock_moves="database").moves_left(
+        game, database_seeds=25) + 9 - timing.CLOCK_EXTRA_MOVES

@@ -40,7 +40,9 @@ from ..core.game import Game
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
 from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
 from .endgame import endgame_param
-from .minimax import CLOCK_MOVES_PARAM, SEARCH_PARAMS, SPEND_PARAM, Minimax, check_clock_moves, check_search_params
+from .minimax import (
+    CLOCK_MOVES_PARAM, SEARCH_PARAMS, SPEND_PARAM, TIMING_PARAM, Minimax, check_manage_params, check_search_params,
+)
 
 __all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book", "MOVE_KINDS",
            "move_classifier"]
@@ -128,6 +130,8 @@ class Champion(Agent):
         clock_moves: with ``manage``, under a clock, how the moves left are counted: ``"seeds"`` (the default)
             or ``"database"``, the seeds above the endgame database
             (:meth:`awale.agents.timing.TimeManager.moves_left`).
+        timing: with ``manage``, constants of the time manager changed, ``'name=value, ...'``
+            (:class:`awale.agents.timing.TimeConstants`, kept canonical); default none.
         quiescence: plies of capture extensions at the search's depth limit (default :data:`QUIESCENCE`;
             0 searches full width only, which the factorial of chapter 8 found stronger at equal time).
         pvs: principal variation search with aspiration windows (:mod:`awale.search.alphabeta`); default False.
@@ -161,6 +165,7 @@ class Champion(Agent):
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         SPEND_PARAM,
         CLOCK_MOVES_PARAM,
+        TIMING_PARAM,
         Param("quiescence", int, QUIESCENCE, minimum=0, maximum=MAX_QUIESCENCE,
               doc="plies of capture extensions at the depth limit"),
         *SEARCH_PARAMS,
@@ -177,7 +182,7 @@ class Champion(Agent):
             raise ValueError(f"champion: give one of time, depth or nodes, got {' and '.join(given) or 'none'}")
         if self.manage and self.time is None:
             raise ValueError("champion: manage divides a time among the moves; give a time, not depth or nodes")
-        check_clock_moves(self)
+        check_manage_params(self)
         check_search_params(self)
 
     @property
@@ -190,7 +195,7 @@ class Champion(Agent):
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, spend=self.spend,
-            clock_moves=self.clock_moves, pvs=self.pvs,
+            clock_moves=self.clock_moves, timing=self.timing, pvs=self.pvs,
             reductions=self.reductions, killers=self.killers, iid=self.iid, mtdf=self.mtdf, table=self.table,
             weights=self.weights, threads=self.threads,
         )

@@ -19,7 +19,7 @@ from ..search.alphabeta import (
 )
 from .base import MAX_SECONDS, Agent, Param, register, seed_param
 from .endgame import EndgameOption, endgame_param
-from .timing import CLOCK_MOVES, TimeManager
+from .timing import CLOCK_MOVES, DEFAULT_CONSTANTS, TimeConstants, TimeManager
 
 __all__ = ["Minimax"]
 
@@ -53,10 +53,26 @@ CLOCK_MOVES_PARAM = Param(
 )
 
 
-def check_clock_moves(agent: Agent) -> None:
-    """Raise ``ValueError`` if ``agent`` counts the moves left under a clock without managing its time."""
+TIMING_PARAM = Param(
+    "timing", str, "",
+    doc="with manage: constants of the time manager changed, 'name=value, ...' (awale.agents.timing.TimeConstants)",
+)
+
+
+#: The parameters that only ``manage`` reads: without it, each must keep its default.
+MANAGE_PARAMS = (CLOCK_MOVES_PARAM, TIMING_PARAM)
+
+
+def check_manage_params(agent: Agent) -> None:
+    """Raise ``ValueError`` if ``agent`` counts the moves left under a clock, or changes the time manager's
+    constants, without managing its time; keep its ``timing`` canonical (:meth:`TimeConstants.text`)."""
     if agent.clock_moves != CLOCK_MOVES[0] and not agent.manage:
         raise ValueError(f"{agent.name}: clock_moves is how manage sizes moves under a clock; give manage=True")
+    constants = TimeConstants.parse(agent.timing)
+    if constants != DEFAULT_CONSTANTS and not agent.manage:
+        raise ValueError(f"{agent.name}: timing changes the constants of manage; give manage=True")
+    agent.timing = agent._values["timing"] = constants.text()  # canonical, as the store keeps specs
+    agent._constants = constants
 
 
 def check_search_params(agent: Agent) -> None:
@@ -116,6 +132,10 @@ class Minimax(Agent):
             ``"seeds"`` (the default), one for each seed on the board, at
             least 20; ``"database"``, one for each seed above the endgame
             database (every seed without one), plus 5.
+        timing: with ``manage``, constants of the time manager changed
+            from the module's, ``'name=value, ...'``
+            (:class:`awale.agents.timing.TimeConstants`, kept canonical):
+            ``'settled_share=0.25'``.  Empty (the default): none.
         pvs: principal variation search with aspiration windows
             (:mod:`awale.search.alphabeta`): the same values at a fixed
             depth, usually in fewer nodes; False (the default).
@@ -166,6 +186,7 @@ class Minimax(Agent):
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
         SPEND_PARAM,
         CLOCK_MOVES_PARAM,
+        TIMING_PARAM,
         *SEARCH_PARAMS,
     )
 
@@ -178,7 +199,7 @@ class Minimax(Agent):
     def validate(self) -> None:
         if self.manage and (self.time is None or self.nodes is not None):
             raise ValueError(f"{self.name}: manage divides a time among the moves; give a time (and no nodes)")
-        check_clock_moves(self)
+        check_manage_params(self)
         check_search_params(self)
         if self.weights != "games" and not self.evaluation:
             raise ValueError(f"{self.name}: weights are the evaluation's; give evaluation=True with them")
@@ -206,8 +227,8 @@ class Minimax(Agent):
         self._rng = np.random.default_rng(self.seed)
         self.last_search: Optional[SearchResult] = None
         self._endgame = EndgameOption(self.endgame)
-        self._manager = (TimeManager(self.time, points_per_seed(self._evaluation()), self.clock_moves)
-                         if self.manage else None)
+        self._manager = (TimeManager(self.time, points_per_seed(self._evaluation()), self.clock_moves,
+                                     self._constants) if self.manage else None)
 
     def observe_clock(self, remaining: float, increment: float) -> None:
         """With ``manage``, size the next move by the clock (see :mod:`awale.agents.timing`); else nothing."""

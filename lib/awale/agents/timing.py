@@ -59,7 +59,8 @@ points by the agent's ``points_per_seed``.
 The constants are first guesses, chosen so that the phase weights average
 about 1 over a typical game of the champion and the extensions stay within
 the hard limit; they are to be kept or changed by the SPRT against the fixed
-split (the thesis's method chapter).
+split (the thesis's method chapter).  A spec changes any of them with ``timing``
+(:class:`TimeConstants`), so that the ledger tunes them one at a time.
 
 References:
     Stockfish, ``src/timeman.cpp`` and the time checks of ``src/search.cpp``
@@ -80,7 +81,7 @@ from ..core.game import Game
 from ..search.alphabeta import WIN, Iteration
 
 __all__ = [
-    "TimeManager", "Allowance", "soft_time", "phase_weight", "is_tactical",
+    "TimeManager", "TimeConstants", "DEFAULT_CONSTANTS", "Allowance", "soft_time", "phase_weight", "is_tactical",
     "PHASE_WEIGHTS", "TACTICAL_SEEDS", "TACTICAL_EXTENSION", "BANK_MOVES", "MIN_SHARE", "MAX_SHARE", "HARD_LIMIT",
     "SETTLED_DEPTHS", "SETTLED_MIN_DEPTH", "SETTLED_SHARE", "STABLE_SEEDS", "CHANGE_EXTENSION", "DROP_EXTENSION",
     "DROP_SEEDS", "CLOCK_MOVES", "CLOCK_MIN_MOVES", "CLOCK_EXTRA_MOVES", "CLOCK_RESERVE", "CLOCK_MAX_SHARE",
@@ -159,8 +160,8 @@ def phase_weight(game: Game) -> float:
     return float(np.interp(share, shares, weights))
 
 
-def is_tactical(game: Game) -> bool:
-    """Whether either side could capture at least :data:`TACTICAL_SEEDS` seeds at once in ``game``.
+def is_tactical(game: Game, seeds: int = TACTICAL_SEEDS) -> bool:
+    """Whether either side could capture at least ``seeds`` (:data:`TACTICAL_SEEDS`) seeds at once in ``game``.
 
     The opponent's capture is counted as if it were to move: a threat the mover must answer.
     """
@@ -170,12 +171,13 @@ def is_tactical(game: Game) -> bool:
     replies = np.zeros(game.rules.pits_per_side, dtype=np.int64)
     mover = game.current_player
     return any(
-        moves_and_best_capture(state, params, player, work, replies)[1] >= TACTICAL_SEEDS
+        moves_and_best_capture(state, params, player, work, replies)[1] >= seeds
         for player in (mover, 1 - mover)
     )
 
 
-def soft_time(target: float, limit: float, iterations: Sequence[Iteration], points_per_seed: float = 1.0) -> float:
+def soft_time(target: float, limit: float, iterations: Sequence[Iteration], points_per_seed: float = 1.0,
+              constants: Optional["TimeConstants"] = None) -> float:
     """The time a search may take, from its start, after ``iterations`` (step 4 of the module's policy).
 
     Args:
@@ -183,10 +185,12 @@ def soft_time(target: float, limit: float, iterations: Sequence[Iteration], poin
         limit: its hard limit; the result is at most this.
         iterations: the iterations completed so far, the last one last (at least one).
         points_per_seed: the search's points per seed, to read the value margins.
+        constants: the manager's constants (None: the module's).
 
     Returns:
         Seconds from the search's start: the elapsed time or less means stop now.
     """
+    c = constants or DEFAULT_CONSTANTS
     last = iterations[-1]
     if abs(last.value) >= WIN:
         return 0.0  # a proved win or loss: nothing to gain from searching deeper
@@ -194,23 +198,105 @@ def soft_time(target: float, limit: float, iterations: Sequence[Iteration], poin
     if len(iterations) >= 2:
         previous = iterations[-2]
         if set(last.best_actions) != set(previous.best_actions):
-            factor *= CHANGE_EXTENSION
-        elif _settled(iterations, STABLE_SEEDS * points_per_seed):
-            factor *= SETTLED_SHARE
-        if previous.value - last.value >= DROP_SEEDS * points_per_seed:
-            factor *= DROP_EXTENSION
+            factor *= c.change_extension
+        elif _settled(iterations, c.stable_seeds * points_per_seed, c):
+            factor *= c.settled_share
+        if previous.value - last.value >= c.drop_seeds * points_per_seed:
+            factor *= c.drop_extension
     return min(target * factor, limit)
 
 
-def _settled(iterations: Sequence[Iteration], margin: float) -> bool:
-    """The last :data:`SETTLED_DEPTHS` iterations agree on the best move and nearly on its value, deep enough."""
-    if len(iterations) < SETTLED_DEPTHS or iterations[-1].depth < SETTLED_MIN_DEPTH:
+def _settled(iterations: Sequence[Iteration], margin: float, c: "TimeConstants") -> bool:
+    """The last ``settled_depths`` iterations agree on the best move and nearly on its value, deep enough."""
+    if len(iterations) < c.settled_depths or iterations[-1].depth < c.settled_min_depth:
         return False
-    recent = iterations[-SETTLED_DEPTHS:]
+    recent = iterations[-c.settled_depths:]
     best = set(recent[-1].best_actions)
     return all(set(it.best_actions) == best for it in recent) and all(
         abs(a.value - b.value) <= margin for a, b in zip(recent, recent[1:])
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class TimeConstants:
+    """The constants of the time manager, each the module's of the same name in capitals by default.
+
+    A spec changes some of them with ``timing``, written ``'name=value, ...'`` (:meth:`parse`), so that the
+    ledger can tune them one at a time: ``champion(time=1, manage=True, timing='settled_share=0.25')``.
+    Counts are integers, the other values numbers; all positive (``clock_reserve`` may be 0), and
+    ``min_share <= max_share <= hard_limit``.
+    """
+
+    tactical_seeds: int = TACTICAL_SEEDS
+    tactical_extension: float = TACTICAL_EXTENSION
+    bank_moves: int = BANK_MOVES
+    min_share: float = MIN_SHARE
+    max_share: float = MAX_SHARE
+    hard_limit: float = HARD_LIMIT
+    settled_depths: int = SETTLED_DEPTHS
+    settled_min_depth: int = SETTLED_MIN_DEPTH
+    stable_seeds: float = STABLE_SEEDS
+    settled_share: float = SETTLED_SHARE
+    change_extension: float = CHANGE_EXTENSION
+    drop_extension: float = DROP_EXTENSION
+    drop_seeds: float = DROP_SEEDS
+    clock_min_moves: int = CLOCK_MIN_MOVES
+    clock_extra_moves: int = CLOCK_EXTRA_MOVES
+    clock_reserve: float = CLOCK_RESERVE
+    clock_max_share: float = CLOCK_MAX_SHARE
+
+    def __post_init__(self) -> None:
+        for field in dataclasses.fields(self):
+            value = getattr(self, field.name)
+            integer = field.type in (int, "int")
+            if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
+                raise ValueError(f"timing: {field.name} must be {'an integer' if integer else 'a number'}, "
+                                 f"got {value!r}")
+            if not (0 <= value if field.name == "clock_reserve" else 0 < value) or not math.isfinite(value):
+                raise ValueError(f"timing: {field.name} must be a finite number above 0"
+                                 f"{' (or 0)' if field.name == 'clock_reserve' else ''}, got {value!r}")
+        if not self.min_share <= self.max_share <= self.hard_limit:
+            raise ValueError(f"timing: min_share <= max_share <= hard_limit is needed, got {self.min_share}, "
+                             f"{self.max_share} and {self.hard_limit}")
+
+    @classmethod
+    def parse(cls, text: str) -> "TimeConstants":
+        """The constants ``text`` changes, ``'name=value'`` items separated by commas (``''``: none).
+
+        Raises:
+            ValueError: an unknown or repeated name, an item without ``=``, or a value that is not a number of
+                the constant's kind (or out of range).
+        """
+        fields = {field.name: field for field in dataclasses.fields(cls)}
+        values: dict = {}
+        for item in (part.strip() for part in text.split(",")):
+            if not item:
+                continue
+            name, equals, raw = (piece.strip() for piece in item.partition("="))
+            if not equals:
+                raise ValueError(f"timing: {item!r} is not name=value")
+            if name not in fields:
+                raise ValueError(f"timing: unknown constant {name!r}; known: {', '.join(fields)}")
+            if name in values:
+                raise ValueError(f"timing: {name} given twice")
+            integer = fields[name].type in (int, "int")
+            try:
+                values[name] = int(raw) if integer else float(raw)
+            except ValueError:
+                raise ValueError(f"timing: {name} must be {'an integer' if integer else 'a number'}, "
+                                 f"got {raw!r}") from None
+        return cls(**values)
+
+    def text(self) -> str:
+        """The canonical ``timing`` of these constants: the changed ones in the class's order (``''``: none)."""
+        return ", ".join(
+            f"{field.name}={getattr(self, field.name)!r}" for field in dataclasses.fields(self)
+            if getattr(self, field.name) != field.default
+        )
+
+
+#: The module's constants.
+DEFAULT_CONSTANTS = TimeConstants()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -223,6 +309,7 @@ class Allowance:
         limit: the hard limit, the search's ``time``.
         tactical: whether the target was extended for a pending capture.
         points_per_seed: the search's points per seed (for :func:`soft_time`).
+        constants: the manager's constants (for :func:`soft_time`).
     """
 
     nominal: float
@@ -230,10 +317,11 @@ class Allowance:
     limit: float
     tactical: bool
     points_per_seed: float = 1.0
+    constants: TimeConstants = DEFAULT_CONSTANTS
 
     def plan(self, iterations: Sequence[Iteration]) -> float:
         """The search's :data:`~awale.search.alphabeta.TimePlan`: :func:`soft_time` of this move."""
-        return soft_time(self.target, self.limit, iterations, self.points_per_seed)
+        return soft_time(self.target, self.limit, iterations, self.points_per_seed, self.constants)
 
 
 class TimeManager:
@@ -243,13 +331,15 @@ class TimeManager:
         time: the nominal (mean) seconds a searched move.
         points_per_seed: the search's points per seed (1 without an evaluation).
         clock_moves: how the moves left are counted under a clock, one of :data:`CLOCK_MOVES`.
+        constants: the manager's constants (:class:`TimeConstants`; the module's by default).
 
     Raises:
         ValueError: a time or ``points_per_seed`` that is not a positive finite number, or another
             ``clock_moves``.
     """
 
-    def __init__(self, time: float, points_per_seed: float = 1.0, clock_moves: str = CLOCK_MOVES[0]) -> None:
+    def __init__(self, time: float, points_per_seed: float = 1.0, clock_moves: str = CLOCK_MOVES[0],
+                 constants: TimeConstants = DEFAULT_CONSTANTS) -> None:
         for name, value in (("time", time), ("points_per_seed", points_per_seed)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ValueError(f"time management: {name} must be a positive number, got {value!r}")
@@ -259,6 +349,7 @@ class TimeManager:
         self.time = float(time)
         self.points_per_seed = float(points_per_seed)
         self.clock_moves = clock_moves
+        self.constants = constants
         self.reset()
 
     def reset(self) -> None:
@@ -280,30 +371,33 @@ class TimeManager:
         """
         seeds = sum(game.pits)
         if self.clock_moves == "seeds":
-            return max(CLOCK_MIN_MOVES, seeds)
-        return max(seeds - database_seeds, 1) + CLOCK_EXTRA_MOVES
+            return max(self.constants.clock_min_moves, seeds)
+        return max(seeds - database_seeds, 1) + self.constants.clock_extra_moves
 
     def allowance(self, game: Game, database_seeds: int = 0) -> Allowance:
         """The time of the move about to be searched in ``game`` (call :meth:`spent` after the search).
 
         ``database_seeds`` is the most seeds of the agent's endgame database (0: none), for :meth:`moves_left`.
         """
-        tactical = is_tactical(game)
-        weight = phase_weight(game) * (TACTICAL_EXTENSION if tactical else 1.0)
+        c = self.constants
+        tactical = is_tactical(game, c.tactical_seeds)
+        weight = phase_weight(game) * (c.tactical_extension if tactical else 1.0)
         if self.clock is None:
             nominal = self.time
-            target = min(max(nominal * weight + self.bank / BANK_MOVES, MIN_SHARE * nominal), MAX_SHARE * nominal)
-            limit = HARD_LIMIT * nominal
+            target = min(max(nominal * weight + self.bank / c.bank_moves, c.min_share * nominal),
+                         c.max_share * nominal)
+            limit = c.hard_limit * nominal
         else:
             remaining, increment = self.clock
-            usable = max(remaining - CLOCK_RESERVE, 0.0)
+            usable = max(remaining - c.clock_reserve, 0.0)
             moves = self.moves_left(game, database_seeds)
             nominal = usable / moves + increment
-            cap = CLOCK_MAX_SHARE * usable
-            target = min(max(nominal * weight, MIN_SHARE * nominal), MAX_SHARE * nominal, cap)
-            limit = min(HARD_LIMIT * nominal, cap)
+            cap = c.clock_max_share * usable
+            target = min(max(nominal * weight, c.min_share * nominal), c.max_share * nominal, cap)
+            limit = min(c.hard_limit * nominal, cap)
         limit = max(limit, MIN_SECONDS)
-        allowance = Allowance(nominal, max(min(target, limit), MIN_SECONDS), limit, tactical, self.points_per_seed)
+        allowance = Allowance(nominal, max(min(target, limit), MIN_SECONDS), limit, tactical, self.points_per_seed,
+                              c)
         self._pending = allowance
         return allowance
 

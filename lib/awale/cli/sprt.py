@@ -193,12 +193,15 @@ def run_ledger(args: argparse.Namespace) -> int:
     try:
         with Store(args.store or user_store(), create=False) as store:
             if args.gauntlet:
-                from ..experiments.gauntlet import GAUNTLET
+                from ..experiments.gauntlet import GAUNTLET, GAUNTLET_CLOCK, GAUNTLET_CLOCKED
 
                 ideas = {e.a: e.idea for e in entries if e.verdict == "H1"}
                 ideas.setdefault(GAUNTLET.players[0], "the first champion")
-                print()
-                print(_gauntlet_table(GAUNTLET, ideas, store))
+                ideas.setdefault(GAUNTLET_CLOCKED.players[0], f"the last champion above, under {GAUNTLET_CLOCK}")
+                for title, gauntlet in (("at a time a move", GAUNTLET), (f"under a clock of {GAUNTLET_CLOCK}",
+                                                                         GAUNTLET_CLOCKED)):
+                    print(f"\ngauntlet {title} ({gauntlet.name}):")
+                    print(_gauntlet_table(gauntlet, ideas, store))
             if args.check:
                 problems = ledger.check(args.file, store)
     except StoreError as error:

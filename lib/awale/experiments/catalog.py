@@ -69,6 +69,9 @@ time-value           UCT, evaluated αβ and the champion at twice their        
 gauntlet             the first champion and the champion of each kept idea     50     1,150
                      of the ledger vs OpenSpiel's αβ and MCTS, evaluated
                      UCT and the first champion, about 0.1 s a move (timed)
+gauntlet-clock       the two sides of row 18 of the ledger (the moves left      50       400
+                     counted above the endgame database), under its clock
+                     of 3+0.03, vs the opponents of gauntlet (timed)
 ===================  =====================================================  =====  ========
 
 On one core of the development machine a game of random or greedy agents

@@ -52,7 +52,8 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple,
 from .. import __version__
 from ..agents import Agent, Param, parse
 from ..agents.base import MAX_SECONDS, WrapperAgent
-from ..agents.timing import CLOCK_MIN_MOVES, CLOCK_MOVES, CLOCK_RESERVE, TimeManager
+from ..agents.minimax import MANAGE_PARAMS
+from ..agents.timing import CLOCK_MIN_MOVES, CLOCK_RESERVE, TimeManager
 from ..core.control import Progress, SearchControl
 from ..core.game import PLAYERS, Game, IllegalActionError
 from ..core.render import label_pit, pit_label
@@ -657,8 +658,8 @@ class EngineServer:
             changes.update(values)
             if "manage" in names:
                 changes.setdefault("manage", False)
-            if "clock_moves" in names and not changes.get("manage"):
-                changes["clock_moves"] = CLOCK_MOVES[0]  # how a managed clock counts moves: nothing to count here
+            if not changes.get("manage"):  # what only the time manager reads goes with it
+                changes.update((p.name, p.default) for p in MANAGE_PARAMS if p.name in names)
             if "spend" in names and changes.get("time") is None:
                 changes["spend"] = False  # spend spends a time: not with nodes or a depth
             return changes
@@ -768,8 +769,7 @@ class EngineServer:
             for switch in ("manage", "spend"):  # they need a time; the warm-up searches nodes
                 if switch in names:
                     budget[switch] = False
-            if "clock_moves" in names:
-                budget["clock_moves"] = CLOCK_MOVES[0]  # needs manage
+            budget.update((p.name, p.default) for p in MANAGE_PARAMS if p.name in names)  # they need manage
             agent.replace(**budget, **small).act(game) if small else agent.act(game)
         except ValueError as error:
             self.say(f"info string the agent could not make a move: {error}")
