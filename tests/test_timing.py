@@ -228,6 +228,7 @@ def test_the_constants_default_to_the_modules_and_a_spec_changes_them_canonicall
     assert agent.spec == "champion(time=1.0, manage=True, timing='hard_limit=4.0, settled_share=0.25')"
     assert parse(agent.spec).spec == agent.spec
     assert parse("champion(time=1, manage=True, timing='settled_share=0.4')").spec == "champion(time=1.0, manage=True)"
+    assert timing.TimeConstants.parse("clock_extra_moves=0, clock_reserve=0").clock_extra_moves == 0
     manager = agent.alphabeta._manager
     assert manager.constants == timing.TimeConstants(settled_share=0.25, hard_limit=4.0)
 
@@ -241,6 +242,7 @@ def test_the_constants_default_to_the_modules_and_a_spec_changes_them_canonicall
     ("settled_share=0", "above 0"),
     ("change_extension=inf", "finite"),
     ("clock_reserve=-1", "above 0 \\(or 0\\)"),
+    ("clock_extra_moves=-1", "above 0 \\(or 0\\)"),
     ("min_share=3", "min_share <= max_share <= hard_limit"),
 ])
 def test_bad_constants_are_refused_in_words(text, message):

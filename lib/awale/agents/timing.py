@@ -217,13 +217,18 @@ def _settled(iterations: Sequence[Iteration], margin: float, c: "TimeConstants")
     )
 
 
+#: The constants that may be 0: no extra move counted, no reserve kept.
+_MAY_BE_ZERO = ("clock_extra_moves", "clock_reserve")
+
+
 @dataclasses.dataclass(frozen=True)
 class TimeConstants:
     """The constants of the time manager, each the module's of the same name in capitals by default.
 
     A spec changes some of them with ``timing``, written ``'name=value, ...'`` (:meth:`parse`), so that the
     ledger can tune them one at a time: ``champion(time=1, manage=True, timing='settled_share=0.25')``.
-    Counts are integers, the other values numbers; all positive (``clock_reserve`` may be 0), and
+    Counts are integers, the other values numbers; all positive (``clock_extra_moves`` and ``clock_reserve`` may
+    be 0), and
     ``min_share <= max_share <= hard_limit``.
     """
 
@@ -252,9 +257,10 @@ class TimeConstants:
             if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
                 raise ValueError(f"timing: {field.name} must be {'an integer' if integer else 'a number'}, "
                                  f"got {value!r}")
-            if not (0 <= value if field.name == "clock_reserve" else 0 < value) or not math.isfinite(value):
-                raise ValueError(f"timing: {field.name} must be a finite number above 0"
-                                 f"{' (or 0)' if field.name == 'clock_reserve' else ''}, got {value!r}")
+            zero = field.name in _MAY_BE_ZERO
+            if not (0 <= value if zero else 0 < value) or not math.isfinite(value):
+                raise ValueError(f"timing: {field.name} must be a finite number above 0{' (or 0)' if zero else ''}, "
+                                 f"got {value!r}")
         if not self.min_share <= self.max_share <= self.hard_limit:
             raise ValueError(f"timing: min_share <= max_share <= hard_limit is needed, got {self.min_share}, "
                              f"{self.max_share} and {self.hard_limit}")
