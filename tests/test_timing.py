@@ -229,6 +229,8 @@ def test_the_constants_default_to_the_modules_and_a_spec_changes_them_canonicall
     assert parse(agent.spec).spec == agent.spec
     assert parse("champion(time=1, manage=True, timing='settled_share=0.4')").spec == "champion(time=1.0, manage=True)"
     assert timing.TimeConstants.parse("clock_extra_moves=0, clock_reserve=0").clock_extra_moves == 0
+    assert timing.TimeConstants(hard_limit=4).text() == timing.TimeConstants.parse("hard_limit=4").text() == (
+        "hard_limit=4.0")
     manager = agent.alphabeta._manager
     assert manager.constants == timing.TimeConstants(settled_share=0.25, hard_limit=4.0)
 

@@ -227,9 +227,8 @@ class TimeConstants:
 
     A spec changes some of them with ``timing``, written ``'name=value, ...'`` (:meth:`parse`), so that the
     ledger can tune them one at a time: ``champion(time=1, manage=True, timing='settled_share=0.25')``.
-    Counts are integers, the other values numbers; all positive (``clock_extra_moves`` and ``clock_reserve`` may
-    be 0), and
-    ``min_share <= max_share <= hard_limit``.
+    Counts are integers, the other values numbers (kept as floats); all positive (``clock_extra_moves`` and
+    ``clock_reserve`` may be 0), and ``min_share <= max_share <= hard_limit``.
     """
 
     tactical_seeds: int = TACTICAL_SEEDS
@@ -261,6 +260,8 @@ class TimeConstants:
             if not (0 <= value if zero else 0 < value) or not math.isfinite(value):
                 raise ValueError(f"timing: {field.name} must be a finite number above 0{' (or 0)' if zero else ''}, "
                                  f"got {value!r}")
+            if not integer:
+                object.__setattr__(self, field.name, float(value))  # one spelling: 4 and 4.0 are the same constant
         if not self.min_share <= self.max_share <= self.hard_limit:
             raise ValueError(f"timing: min_share <= max_share <= hard_limit is needed, got {self.min_share}, "
                              f"{self.max_share} and {self.hard_limit}")
