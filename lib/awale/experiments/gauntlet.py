@@ -20,6 +20,10 @@ for every player, so that two players' results can be compared pair by pair
 are timed and cannot be replayed move for move.  :meth:`Gauntlet.scores` gives
 each player's score over its gauntlet, :meth:`Gauntlet.changes` what each kept
 idea did to it, with a 95 % interval, and whether it fell.
+
+An idea kept under a clock changes nothing at a time a move, so it has its own
+gauntlet, :data:`GAUNTLET_CLOCKED`: its champion and the one before it, both
+under the clock of its test, against the same opponents from the same openings.
 """
 
 from __future__ import annotations
