@@ -176,49 +176,13 @@ def is_tactical(game: Game, seeds: int = TACTICAL_SEEDS) -> bool:
     )
 
 
-def soft_time(target: float, limit: float, iterations: Sequence[Iteration], points_per_seed: float = 1.0,
-              constants: Optional["TimeConstants"] = None) -> float:
-    """The time a search may take, from its start, after ``iterations`` (step 4 of the module's policy).
-
-    Args:
-        target: the move's target time in seconds.
-        limit: its hard limit; the result is at most this.
-        iterations: the iterations completed so far, the last one last (at least one).
-        points_per_seed: the search's points per seed, to read the value margins.
-        constants: the manager's constants (None: the module's).
-
-    Returns:
-        Seconds from the search's start: the elapsed time or less means stop now.
-    """
-    c = constants or DEFAULT_CONSTANTS
-    last = iterations[-1]
-    if abs(last.value) >= WIN:
-        return 0.0  # a proved win or loss: nothing to gain from searching deeper
-    factor = 1.0
-    if len(iterations) >= 2:
-        previous = iterations[-2]
-        if set(last.best_actions) != set(previous.best_actions):
-            factor *= c.change_extension
-        elif _settled(iterations, c.stable_seeds * points_per_seed, c):
-            factor *= c.settled_share
-        if previous.value - last.value >= c.drop_seeds * points_per_seed:
-            factor *= c.drop_extension
-    return min(target * factor, limit)
-
-
-def _settled(iterations: Sequence[Iteration], margin: float, c: "TimeConstants") -> bool:
-    """The last ``settled_depths`` iterations agree on the best move and nearly on its value, deep enough."""
-    if len(iterations) < c.settled_depths or iterations[-1].depth < c.settled_min_depth:
-        return False
-    recent = iterations[-c.settled_depths:]
-    best = set(recent[-1].best_actions)
-    return all(set(it.best_actions) == best for it in recent) and all(
-        abs(a.value - b.value) <= margin for a, b in zip(recent, recent[1:])
-    )
-
-
 #: The constants that may be 0: no extra move counted, no reserve kept.
 _MAY_BE_ZERO = ("clock_extra_moves", "clock_reserve")
+
+
+def _kind(field: dataclasses.Field) -> Tuple[type, str]:
+    """The type a constant of :class:`TimeConstants` is read as, and its name in an error message."""
+    return (int, "an integer") if field.type in (int, "int") else (float, "a number")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -252,15 +216,14 @@ class TimeConstants:
     def __post_init__(self) -> None:
         for field in dataclasses.fields(self):
             value = getattr(self, field.name)
-            integer = field.type in (int, "int")
-            if isinstance(value, bool) or not isinstance(value, int if integer else (int, float)):
-                raise ValueError(f"timing: {field.name} must be {'an integer' if integer else 'a number'}, "
-                                 f"got {value!r}")
+            kind, words = _kind(field)
+            if isinstance(value, bool) or not isinstance(value, int if kind is int else (int, float)):
+                raise ValueError(f"timing: {field.name} must be {words}, got {value!r}")
             zero = field.name in _MAY_BE_ZERO
             if not (0 <= value if zero else 0 < value) or not math.isfinite(value):
                 raise ValueError(f"timing: {field.name} must be a finite number above 0{' (or 0)' if zero else ''}, "
                                  f"got {value!r}")
-            if not integer:
+            if kind is float:
                 object.__setattr__(self, field.name, float(value))  # one spelling: 4 and 4.0 are the same constant
         if not self.min_share <= self.max_share <= self.hard_limit:
             raise ValueError(f"timing: min_share <= max_share <= hard_limit is needed, got {self.min_share}, "
@@ -286,12 +249,11 @@ class TimeConstants:
                 raise ValueError(f"timing: unknown constant {name!r}; known: {', '.join(fields)}")
             if name in values:
                 raise ValueError(f"timing: {name} given twice")
-            integer = fields[name].type in (int, "int")
+            kind, words = _kind(fields[name])
             try:
-                values[name] = int(raw) if integer else float(raw)
+                values[name] = kind(raw)
             except ValueError:
-                raise ValueError(f"timing: {name} must be {'an integer' if integer else 'a number'}, "
-                                 f"got {raw!r}") from None
+                raise ValueError(f"timing: {name} must be {words}, got {raw!r}") from None
         return cls(**values)
 
     def text(self) -> str:
@@ -304,6 +266,46 @@ class TimeConstants:
 
 #: The module's constants.
 DEFAULT_CONSTANTS = TimeConstants()
+
+
+def soft_time(target: float, limit: float, iterations: Sequence[Iteration], points_per_seed: float = 1.0,
+              constants: TimeConstants = DEFAULT_CONSTANTS) -> float:
+    """The time a search may take, from its start, after ``iterations`` (step 4 of the module's policy).
+
+    Args:
+        target: the move's target time in seconds.
+        limit: its hard limit; the result is at most this.
+        iterations: the iterations completed so far, the last one last (at least one).
+        points_per_seed: the search's points per seed, to read the value margins.
+        constants: the manager's constants (the module's by default).
+
+    Returns:
+        Seconds from the search's start: the elapsed time or less means stop now.
+    """
+    last = iterations[-1]
+    if abs(last.value) >= WIN:
+        return 0.0  # a proved win or loss: nothing to gain from searching deeper
+    factor = 1.0
+    if len(iterations) >= 2:
+        previous = iterations[-2]
+        if set(last.best_actions) != set(previous.best_actions):
+            factor *= constants.change_extension
+        elif _settled(iterations, constants.stable_seeds * points_per_seed, constants):
+            factor *= constants.settled_share
+        if previous.value - last.value >= constants.drop_seeds * points_per_seed:
+            factor *= constants.drop_extension
+    return min(target * factor, limit)
+
+
+def _settled(iterations: Sequence[Iteration], margin: float, c: TimeConstants) -> bool:
+    """The last ``settled_depths`` iterations agree on the best move and nearly on its value, deep enough."""
+    if len(iterations) < c.settled_depths or iterations[-1].depth < c.settled_min_depth:
+        return False
+    recent = iterations[-c.settled_depths:]
+    best = set(recent[-1].best_actions)
+    return all(set(it.best_actions) == best for it in recent) and all(
+        abs(a.value - b.value) <= margin for a, b in zip(recent, recent[1:])
+    )
 
 
 @dataclasses.dataclass(frozen=True)
