@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from awale.agents import parse
+from awale.agents.clocked import split_clock
 from awale.cli import main
 from awale.experiments import ledger, sprt
 from awale.experiments.sprt import SPRT
@@ -196,12 +197,6 @@ def test_the_same_clock_is_equal_time_only_for_agents_it_sizes(decided, a, b, sa
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
-def _unclocked(spec):
-    """The agent of ``spec`` without its clock, and the clock (None without one)."""
-    agent = parse(spec)
-    return (parse(agent.agent), agent.clock) if agent.clock is not None else (agent, None)
-
-
 def test_the_committed_ledger_is_what_its_stored_games_say():
     """Every row of data/strength/ledger.csv recomputed from the thesis's store, each test decided at equal time
     or under the same clock (or with the time difference against its verdict), or left undecided at the cap of
@@ -216,14 +211,14 @@ def test_the_committed_ledger_is_what_its_stored_games_say():
         decided = e.verdict in ("H0", "H1")
         assert decided or (e.verdict == "inconclusive" and e.pairs == e.max_pairs), f"{e.idea}: {e.verdict}"
         assert e.fair_time, f"{e.idea}: {e.a_ms} against {e.b_ms} ms a move"
-        b, clock = _unclocked(e.b)
+        b, clock = split_clock(e.b)
         day = parse(champion).replace(time=b.time)  # at the test's budget: 100 ms, or 1 s
         if clock is None:  # clock_moves acts only under a clock: without one, the champion with or without it
             day, b = day.replace(clock_moves="seeds"), b.replace(clock_moves="seeds")
         assert b.spec == day.spec, f"{e.idea} was tested against {e.b}, not the champion of its day, {day.spec}"
         assert parse(e.a).clock == clock, f"{e.idea}: the two sides under different clocks"
         if e.verdict == "H1":
-            champion = _unclocked(e.a)[0].spec
+            champion = split_clock(e.a)[0].spec
 
 
 def test_the_ledger_keeps_its_mode_and_refuses_a_missing_folder(decided, tmp_path):

@@ -18,23 +18,17 @@ import os
 import pandas as pd
 
 from awale import Game
-from awale.agents import parse
+from awale.agents.clocked import split_clock
 from awale.agents.champion import MOVE_KINDS as KINDS, move_classifier as classifier
 from awale.experiments import ledger
 from awale.experiments.store import decode_moves, rules_from_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-def unclocked(spec: str) -> str:
-    """The champion's spec inside a clocked one (rows played under a clock), else ``spec``."""
-    agent = parse(spec)
-    return agent.agent if agent.clock is not None else spec
-
-
 def study(row: ledger.Entry, store: str) -> list:
     """The two rows (A's and B's) of ``searched-moves.csv`` for the ledger's ``row``."""
     games, opening_plies = ledger.counted_games(row, store)
-    kinds = {"A": classifier(unclocked(row.a)), "B": classifier(unclocked(row.b))}
+    kinds = {side: classifier(split_clock(spec)[0].spec) for side, spec in (("A", row.a), ("B", row.b))}
     counts = {side: dict.fromkeys(KINDS, 0) for side in kinds}
     seconds = dict.fromkeys(kinds, 0.0)
     for game_row in games.itertuples():

@@ -21,13 +21,13 @@ False).
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Optional, Tuple, Union
 
 from ..core.clock import Clock
 from .base import Agent, Param, WrapperAgent, parse, register, seed_param
 from .opening import OpeningAgent
 
-__all__ = ["ClockedAgent", "with_clock"]
+__all__ = ["ClockedAgent", "split_clock", "with_clock"]
 
 
 @register
@@ -89,3 +89,20 @@ def with_clock(agent: Union[Agent, str], clock: Union[Clock, str]) -> Agent:
         inner = ClockedAgent(agent=made.agent, tc=str(clock), seed=made.seed)
         return OpeningAgent(agent=inner.spec, moves=made.moves, seed=made.seed)
     return ClockedAgent(agent=made.spec, tc=str(clock), seed=getattr(made, "seed", 0))
+
+
+def split_clock(spec: str) -> Tuple[Agent, Optional[Clock]]:
+    """``(agent, clock)`` of a ``clocked(...)`` spec, the agent that plays under the clock; ``(agent, None)`` for
+    any other.
+
+    >>> agent, clock = split_clock("clocked(agent='greedy', tc='3+0.03')")
+    >>> agent.spec, str(clock)
+    ('greedy', '3+0.03')
+    >>> split_clock("greedy")[1] is None
+    True
+
+    Raises:
+        ValueError: a spec that does not parse.
+    """
+    agent = parse(spec)
+    return (parse(agent.agent), agent.clock) if isinstance(agent, ClockedAgent) else (agent, None)

@@ -25,7 +25,7 @@ import subprocess
 import tempfile
 from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
-from ..agents import parse
+from ..agents.clocked import split_clock
 from . import stats
 from .keys import canonical_spec
 from .sprt import (
@@ -113,10 +113,10 @@ class Entry:
     def same_clock(self) -> bool:
         """Both agents under the same clock, each sizing its moves by it (``manage``): equal time for the game,
         however each spends it."""
-        a, b = parse(self.a), parse(self.b)
-        if a.clock is None or a.clock != b.clock:
+        (a, a_clock), (b, b_clock) = split_clock(self.a), split_clock(self.b)
+        if a_clock is None or a_clock != b_clock:
             return False
-        return all(getattr(parse(side.agent), "manage", False) for side in (a, b))
+        return all(getattr(agent, "manage", False) for agent in (a, b))
 
     @property
     def fair_time(self) -> bool:
