@@ -288,3 +288,31 @@ def test_the_log_of_an_interrupted_wait_on_the_cluster_is_dropped_and_no_other()
     quiet = _InterruptedWaits()
     assert not quiet.filter(record(functools.partial(sync())))
     assert quiet.filter(record(functools.partial(print, "other")))
+
+
+def test_distributed_stays_quiet_on_the_console_until_the_local_cluster_is_gone():
+    """A closing comm's INFO record (``distributed.batched``'s "Batched Comm Closed", with its traceback, when a
+    SIGTERM cut a send) may come after the LocalCluster has restored its loggers: it must not reach the terminal,
+    an error still does, and the handlers get their level back once the cluster is gone.  In a process of its own,
+    as on the command line: under pytest ``distributed`` installs no console handler."""
+    code = """
+import logging
+from awale.experiments import clusters
+last = clusters._wait_for_exits
+def log_at_the_very_end(children):
+    logging.getLogger("distributed.batched").info("Batched Comm Closed at the end")
+    logging.getLogger("distributed.batched").error("an error at the end")
+    last(children)
+clusters._wait_for_exits = log_at_the_very_end
+import distributed
+handlers = [h for h in logging.getLogger("distributed").handlers if isinstance(h, logging.StreamHandler)]
+before = [h.level for h in handlers]
+with clusters.cluster(workers=1) as (client, description):
+    assert description == "on 1 local worker process", description
+assert handlers and [h.level for h in handlers] == before, (handlers, before)
+logging.getLogger("distributed.batched").info("after the cluster")
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "an error at the end" in done.stderr and "Batched Comm Closed" not in done.stderr, done.stderr
+    assert "after the cluster" in done.stderr

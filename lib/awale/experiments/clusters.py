@@ -189,6 +189,29 @@ class _InterruptedWaits(logging.Filter):
 
 
 @contextlib.contextmanager
+def _console_quiet(level: int) -> Iterator[None]:
+    """Hold the console handlers of ``distributed``'s loggers at ``level`` or above until the end, teardown included.
+
+    A ``LocalCluster`` made with ``silence_logs`` lowers them only until it closes, and the client's comms may
+    still log as they close after it: ``distributed.batched`` writes "Batched Comm Closed" with a traceback
+    at INFO when a Ctrl-C or SIGTERM cut a send.
+    """
+    handlers = [
+        handler
+        for handler in logging.getLogger("distributed").handlers
+        if isinstance(handler, logging.StreamHandler) and handler.level < level
+    ]
+    before = [handler.level for handler in handlers]
+    for handler in handlers:
+        handler.setLevel(level)
+    try:
+        yield
+    finally:
+        for handler, old in zip(handlers, before):
+            handler.setLevel(old)
+
+
+@contextlib.contextmanager
 def cluster(
     workers: Optional[int] = None, scheduler: Optional[str] = None, dashboard: Optional[str] = None
 ) -> Iterator[Tuple[Any, str]]:
@@ -211,6 +234,9 @@ def cluster(
     from distributed import Client, LocalCluster
 
     with contextlib.ExitStack() as stack:
+        # A local cluster's messages below ERROR are its own start and stop (LocalCluster(silence_logs=...));
+        # a remote cluster's warnings may matter to the user.
+        stack.enter_context(_console_quiet(logging.ERROR if scheduler is None else logging.WARNING))
         quiet = _InterruptedWaits()
         logging.getLogger("tornado.application").addFilter(quiet)
         stack.callback(logging.getLogger("tornado.application").removeFilter, quiet)  # last, after the closing
