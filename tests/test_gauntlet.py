@@ -1,6 +1,7 @@
 """The gauntlet: its players are the ledger's kept champions, and scores and changes come pair by pair from the
 store."""
 
+import dataclasses
 import math
 import pathlib
 
@@ -10,27 +11,51 @@ from awale.agents import parse
 from awale.agents.opening import split_opening
 from awale.cli.sprt import _gauntlet_table
 from awale.experiments import CATALOG, Store, ledger, run
-from awale.experiments.gauntlet import GAUNTLET, GAUNTLET_CLOCKED, Change, Gauntlet, clustered_mean
+from awale.experiments.gauntlet import (GAUNTLET, GAUNTLET_CLOCKED, Change, Gauntlet, clustered_mean, gauntlet_player,
+                                        ledger_rows)
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 
 def test_the_players_are_the_first_champion_and_each_champion_a_kept_idea_made():
     entries = ledger.read(ROOT / "data" / "strength" / "ledger.csv")
-    # Kept at 100 ms a move; an idea kept under a clock (row 18) changes nothing at a time a move.
-    at_100ms = [e for e in entries if e.verdict == "H1" and "time=0.1," in e.a and parse(e.a).clock is None]
+    # Kept at a time a move, each played at 100 ms; an idea kept under a clock (row 18) changes nothing there.
+    kept = [e for e in entries if e.verdict == "H1" and parse(e.a).clock is None]
+    assert any("time=1.0," in e.a for e in kept)  # row 22, kept at 1 s
     assert GAUNTLET.players[0] == entries[0].b
-    assert list(GAUNTLET.players[1:]) == [e.a for e in at_100ms]
-    for e in at_100ms:  # each kept idea against the champion just before it in the gauntlet
-        assert GAUNTLET.players[GAUNTLET.players.index(e.a) - 1] == e.b
+    assert list(GAUNTLET.players[1:]) == [gauntlet_player(e.a) for e in kept]
+    for e in kept:  # each kept idea against the champion just before it in the gauntlet
+        player = gauntlet_player(e.a)
+        assert GAUNTLET.players[GAUNTLET.players.index(player) - 1] == gauntlet_player(e.b)
+    assert all(parse(p).time == 0.1 for p in GAUNTLET.players)
 
 
 def test_the_clocked_players_are_the_two_sides_of_the_idea_kept_under_a_clock():
     entries = ledger.read(ROOT / "data" / "strength" / "ledger.csv")
     clocked = [e for e in entries if e.verdict == "H1" and parse(e.a).clock is not None]
     assert [(e.b, e.a) for e in clocked] == [GAUNTLET_CLOCKED.players]
-    assert parse(GAUNTLET_CLOCKED.players[0]).agent == GAUNTLET.players[-1]  # the last kept at a time a move
+    assert parse(GAUNTLET_CLOCKED.players[0]).agent in GAUNTLET.players  # a champion of the first gauntlet
     assert GAUNTLET_CLOCKED.opponents == GAUNTLET.opponents and CATALOG["gauntlet-clock"].timed
+
+
+def test_each_player_is_named_by_the_ledger_row_that_made_it():
+    entries = ledger.read(ROOT / "data" / "strength" / "ledger.csv")
+    rows = ledger_rows(entries)
+    assert set(rows) == set(GAUNTLET.players[1:] + GAUNTLET_CLOCKED.players)
+    for player in GAUNTLET.players[1:]:
+        assert gauntlet_player(entries[rows[player] - 1].a) == player
+    before, after = GAUNTLET_CLOCKED.players
+    assert entries[rows[after] - 1].a == after
+    assert gauntlet_player(entries[rows[before] - 1].a) == parse(before).agent
+    assert entries[rows[after] - 1].b == before  # row 18 was tested against that champion, under the clock
+
+
+def test_a_player_no_kept_idea_made_is_a_clear_error():
+    entries = ledger.read(ROOT / "data" / "strength" / "ledger.csv")
+    last_kept = max(n for n, e in enumerate(entries) if e.verdict == "H1" and parse(e.a).clock is None)
+    entries[last_kept] = dataclasses.replace(entries[last_kept], verdict="inconclusive")
+    with pytest.raises(ValueError, match="no kept idea of the ledger made the gauntlet's player champion"):
+        ledger_rows(entries)
 
 
 def test_every_player_meets_every_opponent_but_itself_from_openings():

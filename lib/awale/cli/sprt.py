@@ -193,11 +193,16 @@ def run_ledger(args: argparse.Namespace) -> int:
     try:
         with Store(args.store or user_store(), create=False) as store:
             if args.gauntlet:
-                from ..experiments.gauntlet import GAUNTLET, GAUNTLET_CLOCK, GAUNTLET_CLOCKED
+                from ..experiments.gauntlet import GAUNTLET, GAUNTLET_CLOCK, GAUNTLET_CLOCKED, ledger_rows
 
-                ideas = {e.a: e.idea for e in entries if e.verdict == "H1"}
-                ideas.setdefault(GAUNTLET.players[0], "the first champion")
-                ideas.setdefault(GAUNTLET_CLOCKED.players[0], f"the last champion above, under {GAUNTLET_CLOCK}")
+                try:
+                    rows = ledger_rows(entries)
+                except ValueError as error:
+                    raise Failure(f"{args.file}: {error}") from None
+                ideas = {player: entries[row - 1].idea for player, row in rows.items()}
+                ideas[GAUNTLET.players[0]] = "the first champion"
+                ideas[GAUNTLET_CLOCKED.players[0]] = (
+                    f"the champion of row {rows[GAUNTLET_CLOCKED.players[0]]} above, under {GAUNTLET_CLOCK}")
                 for title, gauntlet in (("at a time a move", GAUNTLET), (f"under a clock of {GAUNTLET_CLOCK}",
                                                                          GAUNTLET_CLOCKED)):
                     print(f"\ngauntlet {title} ({gauntlet.name}):")

@@ -16,8 +16,9 @@ a fixed gauntlet of other styles (:data:`GAUNTLET_OPPONENTS`):
 Each player meets each opponent in :data:`GAUNTLET_GAMES` games, in pairs
 from the library's balanced openings with the sides swapped, the same openings
 for every player, so that two players' results can be compared pair by pair
-(:meth:`Gauntlet.change`).  The champions play at ``time=0.1``, so the games
-are timed and cannot be replayed move for move.  :meth:`Gauntlet.scores` gives
+(:meth:`Gauntlet.change`).  The champions play at ``time=0.1`` (an idea kept at
+another time a move too, :func:`gauntlet_player`), so the games are timed and
+cannot be replayed move for move.  :meth:`Gauntlet.scores` gives
 each player's score over its gauntlet, :meth:`Gauntlet.changes` what each kept
 idea did to it, with a 95 % interval, and whether it fell.
 
@@ -31,8 +32,9 @@ from __future__ import annotations
 import dataclasses
 import math
 from statistics import NormalDist
-from typing import TYPE_CHECKING, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Tuple
 
+from ..agents import parse
 from ..agents.clocked import with_clock
 from .budgets import at_time
 from .design import Experiment, Pairing
@@ -43,8 +45,11 @@ from .tally import pair_results
 if TYPE_CHECKING:
     import pandas
 
+    from . import ledger
+
 __all__ = ["FIRST_CHAMPION", "GAUNTLET", "GAUNTLET_CLOCK", "GAUNTLET_CLOCKED", "GAUNTLET_CLOCKED_PLAYERS",
-           "GAUNTLET_GAMES", "GAUNTLET_OPPONENTS", "GAUNTLET_PLAYERS", "Change", "Gauntlet", "clustered_mean"]
+           "GAUNTLET_GAMES", "GAUNTLET_OPPONENTS", "GAUNTLET_PLAYERS", "GAUNTLET_TIME", "Change", "Gauntlet",
+           "clustered_mean", "gauntlet_player", "ledger_rows"]
 
 _Z95 = NormalDist().inv_cdf(0.975)  # the normal quantile of a two-sided 95 % interval
 
@@ -243,9 +248,19 @@ GAUNTLET_OPPONENTS: Tuple[Tuple[str, str], ...] = (
     ("first champion", FIRST_CHAMPION),
 )
 
-#: The players: the first champion, then the champion each kept idea (verdict H1) of the ledger made at 100 ms a
-#: move, in the ledger's order (the test suite checks them against ``data/strength/ledger.csv``).  Row 18, kept
-#: under a clock, changes nothing at a time a move, so it has no player here.
+#: The time a move of the gauntlet's champions, in seconds: that of most of the ledger's tests.
+GAUNTLET_TIME = 0.1
+
+
+def gauntlet_player(spec: str) -> str:
+    """The champion of a kept idea as it plays the gauntlet: its spec at :data:`GAUNTLET_TIME` a move."""
+    return parse(spec).replace(time=GAUNTLET_TIME).spec
+
+
+#: The players: the first champion, then the champion each kept idea (verdict H1) of the ledger made, in the
+#: ledger's order, each at 100 ms a move (the test suite checks them against ``data/strength/ledger.csv``): row
+#: 22, kept at 1 s, plays here at 100 ms as the others do.  Row 18, kept under a clock, changes nothing at a time a
+#: move, so it has no player here.
 GAUNTLET_PLAYERS: Tuple[str, ...] = (
     FIRST_CHAMPION,
     "champion(time=0.1, endgame='15', quiescence=0)",
@@ -253,6 +268,7 @@ GAUNTLET_PLAYERS: Tuple[str, ...] = (
     "champion(time=0.1, endgame='25', quiescence=0, reductions=True)",
     "champion(time=0.1, endgame='25', quiescence=0, reductions=True, weights='texel')",
     "champion(time=0.1, endgame='25', manage=True, quiescence=0, reductions=True, weights='texel')",
+    "champion(time=0.1, endgame='28', manage=True, quiescence=0, reductions=True, weights='texel')",
 )
 
 #: Games of each player against each opponent.
@@ -264,13 +280,13 @@ GAUNTLET = Gauntlet("gauntlet", GAUNTLET_PLAYERS, GAUNTLET_OPPONENTS, GAUNTLET_G
 #: The clock of the gauntlet under a clock: that of the ledger's row 18, the idea kept under a clock.
 GAUNTLET_CLOCK = "3+0.03"
 
-#: The players under :data:`GAUNTLET_CLOCK`: the last champion of :data:`GAUNTLET_PLAYERS`, then the champion of
-#: row 18, which counts the moves left under a clock by the seeds above its endgame database.  The opponents are
-#: those of :data:`GAUNTLET`, at their budgets a move.
+#: The players under :data:`GAUNTLET_CLOCK`: the champion that row 18 was tested against (the fifth kept idea's),
+#: then the champion of row 18, which counts the moves left under a clock by the seeds above its endgame database.
+#: The opponents are those of :data:`GAUNTLET`, at their budgets a move.
 GAUNTLET_CLOCKED_PLAYERS: Tuple[str, ...] = tuple(
     with_clock(spec, GAUNTLET_CLOCK).spec
     for spec in (
-        GAUNTLET_PLAYERS[-1],
+        "champion(time=0.1, endgame='25', manage=True, quiescence=0, reductions=True, weights='texel')",
         "champion(time=0.1, endgame='25', manage=True, clock_moves='database', quiescence=0, reductions=True, "
         "weights='texel')",
     )
@@ -278,3 +294,24 @@ GAUNTLET_CLOCKED_PLAYERS: Tuple[str, ...] = tuple(
 
 #: The gauntlet of the ideas kept under a clock (``python -m awale experiment run gauntlet-clock``).
 GAUNTLET_CLOCKED = Gauntlet("gauntlet-clock", GAUNTLET_CLOCKED_PLAYERS, GAUNTLET_OPPONENTS, GAUNTLET_GAMES)
+
+
+def ledger_rows(entries: Sequence["ledger.Entry"]) -> Dict[str, int]:
+    """The row of the ledger ``entries`` (numbered from 1) behind each player of :data:`GAUNTLET` and
+    :data:`GAUNTLET_CLOCKED` but the first champion: the kept idea (verdict H1) whose champion it is, as it plays
+    there (an idea kept at a time a move at :data:`GAUNTLET_TIME`, one kept under a clock as the ledger played it);
+    for the first player under the clock, the row of the same champion at a time a move.  A player no kept idea
+    of ``entries`` made is a ValueError that names it: the gauntlets and the ledger have drifted apart."""
+    kept = {}
+    for row, entry in enumerate(entries, 1):
+        if entry.verdict == "H1":
+            kept[entry.a if parse(entry.a).clock is not None else gauntlet_player(entry.a)] = row
+    rows = {}
+    for player in GAUNTLET.players[1:] + GAUNTLET_CLOCKED.players:
+        found = kept.get(player)
+        if found is None and player == GAUNTLET_CLOCKED.players[0]:
+            found = kept.get(parse(player).agent)
+        if found is None:
+            raise ValueError(f"no kept idea of the ledger made the gauntlet's player {player}")
+        rows[player] = found
+    return rows
