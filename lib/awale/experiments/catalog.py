@@ -66,7 +66,7 @@ implicit             implicit minimax backups (α = 0.4) vs evaluated UCT      2
                      and vs evaluated αβ at 3 and 10 ms a move
 time-value           UCT, evaluated αβ and the champion at twice their        200     1,000
                      budget vs the same at their budget: Elo a doubling
-gauntlet             the first champion and the champion of each kept idea     50     1,150
+gauntlet             the first champion and the champion of each kept idea     50     1,350
                      of the ledger vs OpenSpiel's αβ and MCTS, evaluated
                      UCT and the first champion, about 0.1 s a move (timed)
 gauntlet-clock       the two sides of row 18 of the ledger (the moves left      50       400
