@@ -185,3 +185,25 @@ def test_an_import_error_of_its_own_is_not_taken_for_an_interruption(monkeypatch
     main = _command_line_raising(monkeypatch, lambda: ImportError("no module named spam"))
     with pytest.raises(ImportError, match="spam"):
         main([])
+
+
+SWALLOWED = """
+import ctypes, signal, sys, time
+from awale.cli import _resend_swallowed_interrupt
+sys.unraisablehook = _resend_swallowed_interrupt
+def callback():
+    signal.raise_signal(signal.SIGINT)  # a Ctrl-C arriving inside a callback from C
+    time.sleep(0.01)
+ctypes.CFUNCTYPE(None)(callback)()  # Python cannot raise it from here: it reports it as ignored
+try:
+    time.sleep(20)
+except KeyboardInterrupt:
+    sys.exit(0)
+sys.exit(1)
+"""
+
+
+def test_a_ctrl_c_that_a_callback_from_c_swallowed_is_sent_again():
+    """numba compiles through llvmlite's callbacks: a Ctrl-C there must not be lost (the command went on)."""
+    done = subprocess.run([PYTHON, "-c", SWALLOWED], capture_output=True, text=True, timeout=LIMIT)
+    assert done.returncode == 0 and "Exception ignored" not in done.stderr, done.stderr

@@ -54,6 +54,7 @@ import argparse
 import signal
 import sqlite3
 import sys
+import threading
 from typing import Any, Callable, Optional, Sequence
 
 from . import book, endgame, engine, experiment, match, play, sprt, tournament
@@ -84,6 +85,22 @@ def _expected(error: Exception) -> bool:
 
 def _terminate(signum: int, frame: Any) -> None:
     raise KeyboardInterrupt
+
+
+#: Seconds before a Ctrl-C that a callback from C swallowed is sent again.
+RESEND_SECONDS = 0.05
+
+
+def _resend_swallowed_interrupt(unraisable: Any) -> None:
+    """``sys.unraisablehook`` while a command runs: Python cannot raise a Ctrl-C that arrives inside a callback
+    from C (numba compiling through llvmlite, say) and reports it as ignored; send the signal again a moment later,
+    once Python code runs again, instead of printing a traceback and going on as if nothing had been asked."""
+    if isinstance(unraisable.exc_value, KeyboardInterrupt):
+        timer = threading.Timer(RESEND_SECONDS, signal.raise_signal, (signal.SIGINT,))
+        timer.daemon = True
+        timer.start()
+        return
+    sys.__unraisablehook__(unraisable)
 
 
 def _from_ctrl_c(error: BaseException) -> bool:
@@ -127,6 +144,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     previous = None
     if hasattr(signal, "SIGTERM"):
         previous = signal.signal(signal.SIGTERM, _terminate)  # a polite kill stops like Ctrl-C
+    hook, sys.unraisablehook = sys.unraisablehook, _resend_swallowed_interrupt
     try:
         return _handled(args.handler, args)
     except Failure as failure:
@@ -144,5 +162,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print(f"{PROG}: error: {error}", file=sys.stderr)
         return 2
     finally:
+        sys.unraisablehook = hook
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
