@@ -35,5 +35,15 @@ if __name__ == "__main__":
         print("python -m awale: interrupted", file=sys.stderr)
         raise SystemExit(130)
 
+
+
+def _silent(unraisable: object) -> None:
+    """``sys.unraisablehook`` once the command is interrupted: what a finalizer of the work cut short (llvmlite's
+    half-built objects, say) raises while the interpreter shuts down is not the user's concern."""
+
+
 if __name__ == "__main__":  # Dask's worker processes import this module too, and must not run the command
-    raise SystemExit(main())
+    _status = main()
+    if _status == 130:
+        sys.unraisablehook = _silent
+    raise SystemExit(_status)

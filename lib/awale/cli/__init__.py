@@ -103,11 +103,6 @@ def _resend_swallowed_interrupt(unraisable: Any) -> None:
     sys.__unraisablehook__(unraisable)
 
 
-def _silent(unraisable: Any) -> None:
-    """``sys.unraisablehook`` once a command is interrupted: what a finalizer of the work cut short (llvmlite's
-    half-built objects, say) raises while the interpreter shuts down is not the user's concern."""
-
-
 def _from_ctrl_c(error: BaseException) -> bool:
     """Whether ``error`` is what a library made of a Ctrl-C: an import interrupted ends as an ImportError, say.
 
@@ -160,7 +155,6 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return 2
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted", file=sys.stderr)
-        hook = _silent
         return 130
     except Exception as error:
         if not _expected(error):
