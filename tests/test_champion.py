@@ -4,7 +4,7 @@ import pytest
 
 from awale import Game
 from awale.agents import parse
-from awale.agents.champion import QUIESCENCE, _shipped_book
+from awale.agents.champion import QUIESCENCE, _shipped_book, move_classifier
 from awale.play.match import play
 from conftest import ROOT
 
@@ -106,3 +106,16 @@ def test_bad_books_are_refused_when_the_champion_is_made(value, message):
         value = repr(str(ROOT / "README.md"))
     with pytest.raises(ValueError, match=message):
         parse(f"champion(depth=2, book={value})")
+
+
+def test_the_move_classifier_tells_book_database_forced_and_searched_moves():
+    start = Game()
+    assert move_classifier("champion(depth=2)")(start) == "book"
+    assert move_classifier("champion(depth=2, book=False)")(start) == "searched"
+    ten_seeds = Game.from_position([1, 2, 0, 0, 0, 3, 0, 0, 4, 0, 0, 0], captures=(20, 18))
+    assert move_classifier("champion(depth=2, book=False, endgame='15')")(ten_seeds) == "database"
+    assert move_classifier("champion(depth=2, book=False)")(ten_seeds) == "searched"
+    one_move = Game.from_position([0, 0, 0, 0, 0, 5, 5, 5, 5, 5, 5, 5], captures=(7, 6))
+    assert len(one_move.legal_actions) == 1
+    assert move_classifier("champion(time=0.1, book=False, manage=True)")(one_move) == "forced"
+    assert move_classifier("champion(time=0.1, book=False)")(one_move) == "searched"  # searched without management

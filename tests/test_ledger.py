@@ -94,6 +94,24 @@ def test_the_counted_games_are_the_rows_pairs_with_their_sides_named(decided):
     assert round(ms_per_move(games, "B", opening_plies), 1) == row.b_ms
 
 
+def test_the_counted_moves_are_every_move_after_the_openings_each_sides_kind_from_its_spec(decided):
+    store, book, _ = decided
+    (row,) = ledger.read(book)
+    games, opening_plies = ledger.counted_games(row, store)
+    named = {row.a: "the first", row.b: "the second"}
+    moves = list(ledger.counted_moves(row, games, opening_plies, classifier=lambda spec: lambda game: named[spec]))
+    assert len(moves) == (games["plies"] - opening_plies).sum()
+    for number, game_row in enumerate(games.itertuples()):
+        mine = [move for move in moves if move.game == number]
+        assert [move.ply for move in mine] == list(range(opening_plies, game_row.plies))
+        for move in mine:
+            assert move.side == (game_row.south, game_row.north)[move.position.current_player]
+            assert move.kind == ("the first" if move.side == "A" else "the second")
+    # by default the kinds are a champion's: greedy and random have none
+    with pytest.raises(ValueError, match="not of greedy"):
+        next(ledger.counted_moves(row, games, opening_plies))
+
+
 def test_a_test_resumed_with_a_larger_cap_keeps_one_row(decided, tmp_path):
     store, book, _ = decided
     (row,) = ledger.read(book)

@@ -17,30 +17,21 @@ import os
 
 import pandas as pd
 
-from awale import Game
-from awale.agents.clocked import split_clock
-from awale.agents.champion import MOVE_KINDS as KINDS, move_classifier as classifier
+from awale.agents.champion import MOVE_KINDS as KINDS
 from awale.experiments import ledger
-from awale.experiments.store import decode_moves, rules_from_text
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 def study(row: ledger.Entry, store: str) -> list:
     """The two rows (A's and B's) of ``searched-moves.csv`` for the ledger's ``row``."""
     games, opening_plies = ledger.counted_games(row, store)
-    kinds = {side: classifier(split_clock(spec)[0].spec) for side, spec in (("A", row.a), ("B", row.b))}
-    counts = {side: dict.fromkeys(KINDS, 0) for side in kinds}
-    seconds = dict.fromkeys(kinds, 0.0)
+    counts = {side: dict.fromkeys(KINDS, 0) for side in "AB"}
+    seconds = dict.fromkeys("AB", 0.0)
     for game_row in games.itertuples():
-        sides = (game_row.south, game_row.north)
         seconds[game_row.south] += game_row.south_seconds
         seconds[game_row.north] += game_row.north_seconds
-        game = Game(rules=rules_from_text(game_row.rules))
-        for ply, action in enumerate(decode_moves(game_row.moves)):
-            side = sides[game.current_player]
-            if ply >= opening_plies:
-                counts[side][kinds[side](game)] += 1
-            game = game.step(action)[0]
+    for move in ledger.counted_moves(row, games, opening_plies):
+        counts[move.side][move.kind] += 1
     result = []
     for side, ledger_ms in (("A", row.a_ms), ("B", row.b_ms)):
         moves = sum(counts[side].values())

@@ -19,11 +19,8 @@ from concurrent.futures import ProcessPoolExecutor
 
 import pandas as pd
 
-from awale import Game
 from awale.agents import parse
-from awale.agents.champion import move_classifier as classifier
 from awale.experiments import ledger
-from awale.experiments.store import decode_moves, rules_from_text
 from awale.play.match import warm_up
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -34,16 +31,10 @@ AGENT = "champion(depth={depth}, endgame='25', quiescence=0, reductions=True, ta
 def positions(row: ledger.Entry, store: str, games: int) -> list:
     """For each of the first ``games`` games of ``row``: the positions (as games) where B searched, in order."""
     played, opening_plies = ledger.counted_games(row, store)
-    kind = classifier(row.b)
-    found = []
-    for game_row in played.head(games).itertuples():
-        b_side = (game_row.south, game_row.north).index("B")
-        game, searched = Game(rules=rules_from_text(game_row.rules)), []
-        for ply, action in enumerate(decode_moves(game_row.moves)):
-            if ply >= opening_plies and game.current_player == b_side and kind(game) == "searched":
-                searched.append((ply, game))
-            game = game.step(action)[0]
-        found.append(searched)
+    found = [[] for _ in range(min(games, len(played)))]
+    for move in ledger.counted_moves(row, played.head(games), opening_plies):
+        if move.side == "B" and move.kind == "searched":
+            found[move.game].append((move.ply, move.position))
     return found
 
 

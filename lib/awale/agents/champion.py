@@ -230,9 +230,11 @@ def move_classifier(spec: str) -> Callable[[Game], str]:
     single legal move at once) or searched.
 
     Raises:
-        ValueError: a bad spec, or a book that cannot be read.
+        ValueError: a bad spec, a spec of another agent than the champion, or a book that cannot be read.
     """
     agent = parse(spec)
+    if not isinstance(agent, Champion):
+        raise ValueError(f"move kinds are those of a champion's moves, not of {spec}")
     book = opening_book(agent.book)
     seeds = int(agent.endgame) if agent.endgame else -1  # the ledger's champions name a cached database
 

@@ -23,7 +23,7 @@ import pathlib
 import stat
 import subprocess
 import tempfile
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 from ..agents.clocked import split_clock
 from . import stats
@@ -45,7 +45,10 @@ from .store import Store
 if TYPE_CHECKING:
     import pandas
 
-__all__ = ["COLUMNS", "EQUAL_TIME", "Entry", "check", "commit_of", "counted_games", "entry", "read", "record"]
+    from ..core.game import Game
+
+__all__ = ["COLUMNS", "EQUAL_TIME", "CountedMove", "Entry", "check", "commit_of", "counted_games", "counted_moves",
+           "entry", "read", "record"]
 
 #: The largest ratio of the two agents' mean times per move at which a test counts as played at equal time.
 EQUAL_TIME = 1.10
@@ -183,6 +186,38 @@ def counted_games(row: Entry, store: Union[Store, str, os.PathLike],
     with _opened(store) as db:
         frame = db.load(experiment_name(row.a, row.b, row.test, openings, row.seed))
     return _counted(frame, row.a, row.b, openings, row.seed, row.pairs)
+
+
+class CountedMove(NamedTuple):
+    """A move after the openings of a game that a ledger row counts (:func:`counted_moves`)."""
+
+    game: int  # the game's place in the frame it was read from
+    ply: int
+    side: str  # "A" or "B", the side that moves
+    position: "Game"  # the position it moves from
+    kind: str  # "searched", "book", "database" or "forced" (:data:`awale.agents.champion.MOVE_KINDS`)
+
+
+def counted_moves(row: Entry, games: "pandas.DataFrame", opening_plies: int,
+                  classifier: Optional[Callable[[str], Callable[["Game"], str]]] = None) -> Iterator[CountedMove]:
+    """Every move after the ``opening_plies`` of ``games`` (the frame of :func:`counted_games`, or part of it), in
+    order, with its kind: ``classifier`` of each side's spec without its clock tells it (by default
+    :func:`awale.agents.champion.move_classifier`, for the champions the ledger tests)."""
+    from ..agents.champion import move_classifier
+    from ..core.game import Game
+    from ..core.record import decode_moves
+    from ..core.rules import rules_from_text
+
+    classify = classifier or move_classifier
+    kinds = {side: classify(split_clock(spec)[0].spec) for side, spec in (("A", row.a), ("B", row.b))}
+    for number, game_row in enumerate(games.itertuples()):
+        sides = (game_row.south, game_row.north)
+        game = Game(rules=rules_from_text(game_row.rules))
+        for ply, action in enumerate(decode_moves(game_row.moves)):
+            if ply >= opening_plies:
+                side = sides[game.current_player]
+                yield CountedMove(number, ply, side, game, kinds[side](game))
+            game = game.step(action)[0]
 
 
 @contextlib.contextmanager
