@@ -36,7 +36,6 @@ if __name__ == "__main__":
         raise SystemExit(130)
 
 
-
 def _silent(unraisable: object) -> None:
     """``sys.unraisablehook`` once the command is interrupted: what a finalizer of the work cut short (llvmlite's
     half-built objects, say) raises while the interpreter shuts down is not the user's concern."""
