@@ -19,6 +19,11 @@ def _note(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def _silent(unraisable: object) -> None:
+    """``sys.unraisablehook`` once the command is interrupted: what a finalizer of the work cut short (llvmlite's
+    half-built objects, say) raises while the interpreter shuts down is not the user's concern."""
+
+
 _SIGNALLED: list = []
 if __name__ == "__main__":
     signal.signal(signal.SIGINT, _note)
@@ -33,13 +38,8 @@ if __name__ == "__main__":
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if _SIGNALLED:
         print("python -m awale: interrupted", file=sys.stderr)
+        sys.unraisablehook = _silent
         raise SystemExit(130)
-
-
-def _silent(unraisable: object) -> None:
-    """``sys.unraisablehook`` once the command is interrupted: what a finalizer of the work cut short (llvmlite's
-    half-built objects, say) raises while the interpreter shuts down is not the user's concern."""
-
 
 if __name__ == "__main__":  # Dask's worker processes import this module too, and must not run the command
     _status = main()
