@@ -34,15 +34,13 @@ except BaseException as error:  # pragma: no cover - depends on when the signal 
     if __name__ != "__main__" or not (_SIGNALLED or isinstance(error, KeyboardInterrupt)):
         raise
     _SIGNALLED.append(signal.SIGINT)
-if __name__ == "__main__":
+if __name__ == "__main__":  # Dask's worker processes import this module too, and must not run the command
     signal.signal(signal.SIGINT, signal.default_int_handler)
     if _SIGNALLED:
         print("python -m awale: interrupted", file=sys.stderr)
-        sys.unraisablehook = _silent
-        raise SystemExit(130)
-
-if __name__ == "__main__":  # Dask's worker processes import this module too, and must not run the command
-    _status = main()
+        _status = 130
+    else:
+        _status = main()
     if _status == 130:
         sys.unraisablehook = _silent
     raise SystemExit(_status)
