@@ -396,16 +396,22 @@ def test_an_expansion_does_not_depend_on_the_expansions_before_it():
     assert [one(line) for line in lines] == [book_builder._Expander(Rules(), spec)(line) for line in lines]
 
 
-def test_the_shipped_grown_book_is_its_committed_graph(tmp_path):
-    # The champion's grown book (book='grown') holds what its committed growth state says, so that the
-    # README's command grows the same book further; and it covers most of the test openings.
-    from awale.agents.champion import GROWN_BOOK_PATH
+@pytest.mark.parametrize("name, positions, search, covered", [
+    ("grown", 20_000, book_builder.DEFAULT_SEARCH, 450),
+    ("grown16", 10_000, "minimax(depth=16, evaluation=True, quiescence=0, reductions=True, weights='texel')", 350)])
+def test_the_shipped_grown_books_are_their_committed_graphs(tmp_path, name, positions, search, covered):
+    # Each of the champion's grown books (book='grown', book='grown16') holds what its committed growth state
+    # says, so that its command grows the same book further; and it covers many of the test openings.
+    from awale.agents.champion import GROWN_BOOKS
 
-    shipped = book.load(GROWN_BOOK_PATH)
-    assert len(shipped) >= 20_000 and shipped.plies >= 12 and GROWN_BOOK_PATH.stat().st_size < 3_000_000
-    assert shipped.method == book_builder.Growth().method and shipped.agent == book_builder.Growth().search
+    path, command = GROWN_BOOKS[name]
+    growth = book_builder.Growth(search)
+    shipped = book.load(path)
+    assert len(shipped) >= positions and shipped.plies >= 12 and path.stat().st_size < 3_000_000
+    assert shipped.method == growth.method and shipped.agent == growth.search
+    assert f"--positions {positions} --out lib/awale/knowledge/{path.name}" in command
     state = tmp_path / "grown.state"
-    shutil.copyfile(ROOT / "data" / "book" / "opening-book-grown.state", state)
-    assert book_builder.grow(book_builder.Growth(), len(shipped), state).moves == shipped.moves  # nothing left to expand
+    shutil.copyfile(ROOT / "data" / "book" / path.name.replace(".json.gz", ".state"), state)
+    assert book_builder.grow(growth, len(shipped), state).moves == shipped.moves  # nothing left to expand
     after = [replay(map(int, line))[-1].game for line in standard_openings()]
-    assert sum(shipped.action(game) is not None for game in after) >= 450
+    assert sum(shipped.action(game) is not None for game in after) >= covered

@@ -73,7 +73,7 @@ def test_the_book_parameter_keeps_its_old_meanings():
     assert unbooked.act(game) == parse("minimax(depth=3, evaluation=True, quiescence=4, seed=1)").act(game)
 
 
-def test_a_grown_book_is_played_from_its_file_or_as_book_grown(tmp_path, monkeypatch):
+def test_a_grown_book_is_played_from_its_file_or_by_its_name(tmp_path, monkeypatch):
     from awale.offline import book_builder
     from awale.agents import champion
 
@@ -88,17 +88,21 @@ def test_a_grown_book_is_played_from_its_file_or_as_book_grown(tmp_path, monkeyp
     assert len(covered) >= 3 and any(grown.action(g) != _shipped_book().action(g) for g in covered)
     for game in covered:
         assert parse(spec).act(game) == grown.action(game)
+    # A named grown book not built yet is refused with the command that grows it.
     missing = tmp_path / "not-built.json.gz"
-    monkeypatch.setattr(champion, "GROWN_BOOK_PATH", missing)
-    with pytest.raises(ValueError, match="not built yet") as refused:
-        parse("champion(depth=2, book='grown')")
-    command = "python -m awale book grow --positions 20000 --out lib/awale/knowledge/opening-book-grown.json.gz"
-    assert command in str(refused.value)
-    path.rename(missing)
-    assert parse("champion(depth=2, book='grown')").act(covered[0]) == grown.action(covered[0])
+    commands = {"grown": "book grow --positions 20000 --out lib/awale/knowledge/opening-book-grown.json.gz",
+                "grown16": "--out lib/awale/knowledge/opening-book-grown-16.json.gz --search \"minimax(depth=16, "}
+    for name, command in commands.items():
+        monkeypatch.setitem(champion.GROWN_BOOKS, name, (missing, champion.GROWN_BOOKS[name][1]))
+        with pytest.raises(ValueError, match=f"book='{name}': this grown opening book is not built yet") as refused:
+            parse(f"champion(depth=2, book='{name}')")
+        assert command in str(refused.value) and str(missing) in str(refused.value)
+    path.rename(missing)  # once built, each plays its book
+    for name in commands:
+        assert parse(f"champion(depth=2, book='{name}')").act(covered[0]) == grown.action(covered[0])
 
 
-@pytest.mark.parametrize("value, message", [("''", "True or False, 'grown' or a book file"),
+@pytest.mark.parametrize("value, message", [("''", "True or False, 'grown', 'grown16' or a book file"),
                                             ("'no/such/book.json'", "cannot read the book"),
                                             ("README", "not an opening book")])
 def test_bad_books_are_refused_when_the_champion_is_made(value, message):

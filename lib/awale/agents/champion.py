@@ -7,8 +7,9 @@ chapter for the measurements that chose it):
    greater depth, answers the first plies at once: by default the shipped
    full-width book (every position the champion can meet in the first 6
    plies); ``book='grown'`` the book grown by drop-out expansion
-   (:func:`awale.offline.book_builder.grow`), once built and shipped; ``book='PATH'`` a book
-   file; ``book=False`` none;
+   (:func:`awale.offline.book_builder.grow`) with αβ at depth 12, ``book='grown16'`` the one grown
+   by the champion's own search at depth 16, its median depth at 1 s a move (:data:`GROWN_BOOKS`);
+   ``book='PATH'`` a book file; ``book=False`` none;
 2. an endgame database (``endgame=PATH`` or ``endgame='15'``, see
    :mod:`awale.agents.endgame`), if given,
    plays perfectly once it holds the position and scores the positions it
@@ -44,8 +45,8 @@ from .minimax import (
     CLOCK_MOVES_PARAM, SEARCH_PARAMS, SPEND_PARAM, TIMING_PARAM, Minimax, check_manage_params, check_search_params,
 )
 
-__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book", "MOVE_KINDS",
-           "move_classifier"]
+__all__ = ["Champion", "BOOK_PATH", "GROWN_BOOKS", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book",
+           "MOVE_KINDS", "move_classifier"]
 
 #: The opening book shipped with the library (see :mod:`awale.offline.book_builder` for how it was built).
 BOOK_PATH = Path(__file__).resolve().parent.parent / "knowledge" / "opening-book.json"
@@ -55,6 +56,16 @@ GROWN_BOOK_PATH = BOOK_PATH.with_name("opening-book-grown.json.gz")
 
 #: The command that builds the grown book (see the README for its cost).
 GROW_COMMAND = "python -m awale book grow --positions 20000 --out lib/awale/knowledge/opening-book-grown.json.gz"
+
+#: The grown books a champion's ``book`` parameter names: the file each is read from (beside the shipped book)
+#: and the command that grows it. ``'grown16'`` is grown by the champion's own search (the Texel weights,
+#: reductions, no quiescence) at depth 16, the median depth its search reaches at 1 s a move in the first plies.
+GROWN_BOOKS = {
+    "grown": (GROWN_BOOK_PATH, GROW_COMMAND),
+    "grown16": (BOOK_PATH.with_name("opening-book-grown-16.json.gz"),
+                "python -m awale book grow --positions 10000 --out lib/awale/knowledge/opening-book-grown-16.json.gz "
+                "--search \"minimax(depth=16, evaluation=True, quiescence=0, reductions=True, weights='texel')\""),
+}
 
 #: Plies of capture extensions of the champion's search, unless its spec says otherwise.
 QUIESCENCE = 4
@@ -72,22 +83,24 @@ def _book_file(path: str, modified: float) -> _book.Book:
 
 
 def opening_book(choice: Union[bool, str]) -> Optional[_book.Book]:
-    """The book a champion's ``book`` parameter names: True the shipped one, False none, ``'grown'`` the grown
-    one (:data:`GROWN_BOOK_PATH`), any other string a book file (``'./grown'`` for a file named grown).
+    """The book a champion's ``book`` parameter names: True the shipped one, False none, ``'grown'`` or
+    ``'grown16'`` a grown one (:data:`GROWN_BOOKS`), any other string a book file (``'./grown'`` for a file
+    named grown).
 
     Raises:
-        ValueError: the grown book is not built yet (the message gives the command that builds it), or the
+        ValueError: a grown book is not built yet (the message gives the command that grows it), or the
             file cannot be read or is not a book.
     """
     if choice is False:
         return None
     if choice is True:
         return _shipped_book()
-    if choice == "grown":
-        if not GROWN_BOOK_PATH.exists():
-            raise ValueError(f"champion: book='grown': the grown opening book is not built yet ({GROWN_BOOK_PATH} "
-                             f"is missing); build it with: {GROW_COMMAND} (or give book='PATH' for a book file)")
-        path = str(GROWN_BOOK_PATH)
+    if choice in GROWN_BOOKS:
+        grown, command = GROWN_BOOKS[choice]
+        if not grown.exists():
+            raise ValueError(f"champion: book={choice!r}: this grown opening book is not built yet ({grown} "
+                             f"is missing); build it with: {command} (or give book='PATH' for a book file)")
+        path = str(grown)
     else:
         path = str(choice)
     try:
@@ -105,7 +118,7 @@ class _BookParam(Param):
     def check(self, agent: str, value: Any) -> Any:
         if isinstance(value, bool) or (isinstance(value, str) and value):
             return value
-        raise ValueError(f"{agent}: book must be True or False, 'grown' or a book file, got {value!r}")
+        raise ValueError(f"{agent}: book must be True or False, 'grown', 'grown16' or a book file, got {value!r}")
 
 
 @register
@@ -118,8 +131,9 @@ class Champion(Agent):
         nodes: search this many positions a move instead of for a time (reproducible games).
         seed: seed of the generator that breaks ties between equal moves.
         book: the opening book: True (the default) the shipped full-width book, False none, ``'grown'`` the
-            book grown by drop-out expansion (:data:`GROWN_BOOK_PATH`; until it is built, an error that names
-            :data:`GROW_COMMAND`), or the path of a book file (:func:`awale.knowledge.book.load`; a game then replays
+            book grown by drop-out expansion with αβ at depth 12, ``'grown16'`` the one grown by the
+            champion's own search at depth 16 (:data:`GROWN_BOOKS`; until one is built, an error that names
+            the command that grows it), or the path of a book file (:func:`awale.knowledge.book.load`; a game then replays
             only with the same file).  The values True and False mean what they always meant.
         endgame: an endgame database: a file, or a number of seeds (built and cached); default none.
         manage: with a time, aim at it on average over the game, each move's time set by the game's phase,
@@ -159,7 +173,7 @@ class Champion(Agent):
               doc="positions to search a move instead of a time (reproducible games)"),
         seed_param(),
         _BookParam("book", bool, True,
-                   doc="opening book: True the shipped one, False none, 'grown' the grown one, or a book file"),
+                   doc="opening book: True the shipped one, False none, 'grown' or 'grown16' a grown one, or a book file"),
         endgame_param(),
         Param("manage", bool, False,
               doc="with a time: aim at it on average, each move's time by phase and stability (awale.agents.timing)"),
