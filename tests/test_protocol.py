@@ -158,7 +158,12 @@ def test_uci_names_the_engine_and_lists_its_settings():
     assert options["Hash"] == "option name Hash type spin default 28 min 1 max 28672"
     assert options["TimeManager"] == "option name TimeManager type check default false"
     assert options["weights"].startswith("option name weights type combo default games var games")
+    # A flag is a check box, but the book, which also names a grown book or a file, is a string.
+    assert options["reductions"] == "option name reductions type check default false"
+    assert options["book"] == "option name book type string default true"
     assert out.lines[-1] == "uciok"
+    server.handle("setoption name book value grown16")
+    assert server.agent().book == "grown16"
 
 
 def test_isready_answers_readyok():

@@ -554,7 +554,7 @@ class EngineServer:
     @staticmethod
     def _param_line(param: Param, value: Any) -> str:
         head = f"option name {param.name}"
-        if param.kind is bool:
+        if param.kind is bool and type(param).check is Param.check:  # a check box only if nothing else is taken
             return f"{head} type check default {_uci_value(value)}"
         if param.choices:
             return f"{head} type combo default {value} " + " ".join(f"var {choice}" for choice in param.choices)
