@@ -118,7 +118,8 @@ class _BookParam(Param):
     def check(self, agent: str, value: Any) -> Any:
         if isinstance(value, bool) or (isinstance(value, str) and value):
             return value
-        raise ValueError(f"{agent}: book must be True or False, 'grown', 'grown16' or a book file, got {value!r}")
+        names = ", ".join(repr(name) for name in GROWN_BOOKS)
+        raise ValueError(f"{agent}: book must be True or False, {names} or a book file, got {value!r}")
 
 
 @register
