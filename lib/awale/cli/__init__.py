@@ -96,8 +96,13 @@ def _resend_swallowed_interrupt(unraisable: Any) -> None:
     from C (numba compiling through llvmlite, say) and reports it as ignored; send the signal again a moment later,
     once Python code runs again, instead of printing a traceback and going on as if nothing had been asked."""
     if isinstance(unraisable.exc_value, KeyboardInterrupt):
-        # to the main thread itself, so that a call it waits in (a sleep, a read) is interrupted at once
-        timer = threading.Timer(RESEND_SECONDS, signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT))
+        # to the main thread itself, so that a call it waits in (a sleep, a read) is interrupted at once (where
+        # threads can be signalled: not on Windows, which has only raise_signal)
+        if hasattr(signal, "pthread_kill"):
+            send, arguments = signal.pthread_kill, (threading.main_thread().ident, signal.SIGINT)
+        else:
+            send, arguments = signal.raise_signal, (signal.SIGINT,)
+        timer = threading.Timer(RESEND_SECONDS, send, arguments)
         timer.daemon = True
         timer.start()
         return
