@@ -205,5 +205,6 @@ sys.exit(1)
 
 def test_a_ctrl_c_that_a_callback_from_c_swallowed_is_sent_again():
     """numba compiles through llvmlite's callbacks: a Ctrl-C there must not be lost (the command went on)."""
-    done = subprocess.run([PYTHON, "-c", SWALLOWED], capture_output=True, text=True, timeout=LIMIT)
+    done = subprocess.run([PYTHON, "-c", SWALLOWED], capture_output=True, text=True, timeout=LIMIT,
+                          preexec_fn=_default_sigint)
     assert done.returncode == 0 and "Exception ignored" not in done.stderr, done.stderr

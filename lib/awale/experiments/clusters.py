@@ -43,22 +43,28 @@ def default_workers() -> int:
     return available_cores()
 
 
+#: The signals that stop a run: Ctrl-C, and a polite kill (SIGTERM) of the whole process group.
+_STOP_SIGNALS = {signal.SIGINT, signal.SIGTERM}
+
+
 @contextlib.contextmanager
-def _sigint_held() -> Iterator[None]:
-    """Hold SIGINT back (block it) in this thread while the local cluster starts its worker processes.
+def _stop_signals_held() -> Iterator[None]:
+    """Hold Ctrl-C and SIGTERM back (block them) in this thread while the local cluster starts its worker processes.
 
     The terminal sends Ctrl-C to every process of its foreground group, the
-    workers included; only this process should stop them, by closing the
-    cluster.  Processes and threads started meanwhile inherit the blocked
-    signal (the workers keep it blocked, and :func:`dask_setup` ignores it
-    in those the nannies start later).  A Ctrl-C during the start-up is
+    workers included, and a polite kill of the group sends SIGTERM to all;
+    only this process should stop the workers, by closing the cluster: a
+    worker that died first would leave the scheduler logging the results it
+    lost.  Processes and threads started meanwhile inherit the blocked
+    signals (the workers keep them blocked, and :func:`dask_setup` ignores
+    them in those the nannies start later).  A signal during the start-up is
     delivered when the block ends: the run then stops like any interrupted
     run, the cluster closed.
     """
     if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
         yield
         return
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _STOP_SIGNALS)
     try:
         yield
     finally:
@@ -66,9 +72,11 @@ def _sigint_held() -> Iterator[None]:
 
 
 def dask_setup(worker: Any) -> None:
-    """Dask preload hook run in each local worker process: ignore SIGINT (see :func:`_sigint_held`)."""
+    """Dask preload hook run in each local worker process: ignore Ctrl-C and SIGTERM (see :func:`_stop_signals_held`);
+    the cluster's closing stops the worker (the nanny kills one that does not stop)."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for number in _STOP_SIGNALS:
+            signal.signal(number, signal.SIG_IGN)
 
 
 def _probe(address: str, timeout: float) -> None:
@@ -252,7 +260,7 @@ def cluster(
         else:
             count = default_workers() if workers is None else workers
             stack.callback(_wait_for_exits, _children())  # runs last, once the cluster is closed
-            with _sigint_held():
+            with _stop_signals_held():
                 local = stack.enter_context(
                     LocalCluster(
                         n_workers=count,
