@@ -1,8 +1,8 @@
 """The Dask clusters of the runner: a local cluster started for a run, or an existing one joined and checked.
 
 * ``workers=K``: a Dask ``LocalCluster`` of K worker processes with one
-  thread each, whose processes ignore Ctrl-C (only this process stops them),
-  closed and waited for on leaving.
+  thread each, whose processes ignore Ctrl-C and SIGTERM (only this process
+  stops them), closed and waited for on leaving.
 * ``scheduler="tcp://host:port"``: an existing Dask cluster; a scheduler that
   does not answer like a Dask scheduler within :data:`CONNECT_SECONDS` is an
   error, one without workers is waited for, with a message, for
@@ -229,8 +229,8 @@ def cluster(
     The cluster is the one :func:`~awale.experiments.runner.run` would start or join: with ``scheduler``
     the existing cluster at that address (its workers checked for this
     version of awale), else a local cluster of ``workers`` processes (default:
-    one per core) whose processes ignore Ctrl-C, closed, and waited for, on
-    leaving.  ``workers=0`` gives ``(None, "in this process")``: pass
+    one per core) whose processes ignore Ctrl-C and SIGTERM, closed, and
+    waited for, on leaving.  ``workers=0`` gives ``(None, "in this process")``: pass
     ``workers=0`` to :func:`~awale.experiments.runner.run` then.
 
     Raises:
