@@ -2,6 +2,7 @@
 opening agent, and whole tests that decide (H0 for an agent against itself, H1 against a much weaker one),
 resume to the same verdict, and refuse bad arguments with one line."""
 
+import dataclasses
 import math
 import os
 
@@ -285,18 +286,40 @@ def test_the_command_decides_and_prints_the_verdict(tmp_path, capsys):
     assert f"already in {tmp_path / 's.sqlite'} (16 pairs (32 games), W-D-L" in err
 
 
-def test_a_resumed_command_says_the_stored_pairs_once_then_goes_on(tmp_path, capsys):
+def test_a_resumed_command_says_the_stored_pairs_once_and_keeps_its_cap(tmp_path, capsys):
     args = ["sprt", "random", "random", "--elo0", "-5", "--elo1", "5", "--store", str(tmp_path / "s.sqlite"),
             "--workers", "0", "--openings", OPENINGS, "--check-every", "4"]
     assert main([*args, "--max-pairs", "8"]) == 0
     out, err = capsys.readouterr()
     assert "inconclusive" in out and "; 0 games already in" in err
-    assert main([*args, "--max-pairs", "12"]) == 0  # a larger cap resumes the same test
+    assert main([*args, "--max-pairs", "12"]) == 2  # a larger cap is another test: refused, nothing played
+    out, err = capsys.readouterr()
+    assert "started with max_pairs 8 and check_every 4" in err and "another seed" in err
+    assert len(err.strip().splitlines()) == 2 and not out  # the opening line, then the refusal
+    with Store(tmp_path / "s.sqlite") as store:
+        assert store.count() == 16 and store.cap(next(iter(store.experiments()))) == (8, 4)
+    assert main([*args, "--max-pairs", "8"]) == 0  # the same cap: read from the store, nothing replayed
     out, err = capsys.readouterr()
     first, *rest = err.splitlines()
     assert "; 16 games already in" in first and "(8 pairs (16 games), W-D-L" in first
-    assert not any(line.startswith("8 pairs") or line.startswith("4 pairs") for line in rest)  # not replayed
+    assert not any(line.startswith("4 pairs") for line in rest)  # the checkpoints are not replayed
+    assert "after 8 pairs" in out
+    assert main([*args, "--max-pairs", "12", "--seed", "1"]) == 0  # another seed: a new test with its own cap
+    out, _ = capsys.readouterr()
     assert "after 12 pairs" in out
+
+
+def test_the_library_refuses_a_changed_cap_or_checkpoints(tmp_path):
+    plan = sprt.TestPlan("random", "random", SPRT(-5, 5), ["0123", "2514"], max_pairs=3, check_every=1)
+    path = tmp_path / "s.sqlite"
+    assert sprt.sequential(plan, path, workers=0).pairs == 3
+    for changed in ({"max_pairs": 2}, {"max_pairs": 4}, {"check_every": 3}):
+        with pytest.raises(sprt.CapChanged, match="started with max_pairs 3 and check_every 1"):
+            sprt.sequential(dataclasses.replace(plan, **changed), path, workers=0)
+    with Store(path) as store:
+        assert store.count(plan.store_name) == 6 and store.cap(plan.store_name) == (3, 1)
+    # reading a stored test at another cap is allowed: it plays nothing and changes no record
+    assert sprt.stored_verdict(dataclasses.replace(plan, max_pairs=2), path).pairs == 2
 
 
 def test_the_command_under_a_clock_keeps_its_games_apart(tmp_path, capsys):

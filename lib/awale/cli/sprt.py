@@ -48,7 +48,9 @@ def add(commands: Any) -> None:
                       help="the openings, one line of moves (digits) each (default: the library's 708 balanced "
                            "openings, awale/knowledge/openings.txt)")
     test.add_argument("--max-pairs", type=integer(1, "--max-pairs", 500_000), default=50_000, metavar="N",
-                      help="stop there without a decision: inconclusive (default 50000)")
+                      help="stop there without a decision: inconclusive (default 50000). The cap is recorded in the "
+                           "store when the test starts; a resume with another cap is refused (start a new test "
+                           "with another --seed instead)")
     test.add_argument("--check-every", type=integer(1, "--check-every", 10_000), default=8, metavar="P",
                       help="pairs between two looks at the LLR (default 8)")
     test.add_argument("--seed", type=integer(0, "--seed"), default=0, metavar="S", help="base seed of the games (default 0)")
@@ -136,6 +138,8 @@ def run_sprt(args: argparse.Namespace) -> int:
         try:
             verdict = sprt.sequential(plan, store, workers=args.workers, scheduler=args.scheduler,
                                       batch_size=args.batch_size, live=show)
+        except sprt.CapChanged as error:
+            raise Failure(str(error), 2) from None
         except sprt.SPRTInterrupted as interrupted:
             if live:
                 print(file=sys.stderr)

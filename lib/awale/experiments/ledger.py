@@ -47,8 +47,8 @@ if TYPE_CHECKING:
 
     from ..core.game import Game
 
-__all__ = ["COLUMNS", "EQUAL_TIME", "CountedMove", "Entry", "check", "commit_of", "counted_games", "counted_moves",
-           "entry", "read", "record"]
+__all__ = ["COLUMNS", "EQUAL_TIME", "CountedMove", "Entry", "at_first_cap", "check", "commit_of", "counted_games",
+           "counted_moves", "entry", "first_cap", "read", "record"]
 
 #: The largest ratio of the two agents' mean times per move at which a test counts as played at equal time.
 EQUAL_TIME = 1.10
@@ -60,7 +60,7 @@ COLUMNS = (
     "a_ms", "b_ms",
 )
 
-# What makes two rows the same test.  Not its cap of pairs, a budget: a test resumed with a larger one goes on.
+# What makes two rows the same test (its cap is fixed when it starts: the store records it, see first_cap).
 _TEST_COLUMNS = ("a", "b", "elo0", "elo1", "alpha", "beta", "seed", "check_every")
 
 
@@ -269,6 +269,31 @@ def entry(
         wins=wins, draws=draws, losses=losses, score=est.score, elo=est.elo, elo_low=est.elo_low,
         elo_high=est.elo_high, llr=verdict.llr, verdict=_verdict_text(verdict), a_ms=a_ms, b_ms=b_ms,
     )
+
+
+def first_cap(row: Entry, store: Union[Store, str, os.PathLike]) -> int:
+    """The cap (pairs) of the row's test when it started, as recorded in the store; the row's own cap if none is.
+
+    A test's verdict is read at the cap fixed before its first game (:func:`awale.experiments.sprt.sequential`
+    records it and refuses another on resume).  A few tests of the ledger had their cap raised before caps were
+    recorded (their first caps were recorded afterwards, from data/README.md): for those the row reads the test
+    where it ended, and :func:`at_first_cap` reads it where it should have.
+    """
+    openings = standard_openings()
+    with _opened(store) as db:
+        plan = TestPlan(row.a, row.b, row.test, openings, seed=row.seed, max_pairs=row.max_pairs,
+                        check_every=row.check_every)
+        recorded = db.cap(plan.store_name)
+    return row.max_pairs if recorded is None else recorded[0]
+
+
+def at_first_cap(row: Entry, store: Union[Store, str, os.PathLike]) -> Entry:
+    """The row recomputed at its test's first cap (:func:`first_cap`): the same row when the cap never changed."""
+    cap = first_cap(row, store)
+    if cap == row.max_pairs:
+        return row
+    return entry(row.idea, row.a, row.b, row.test, store, commit=row.commit, seed=row.seed,
+                 check_every=row.check_every, max_pairs=cap)
 
 
 def _parsed(row: Dict[str, str], where: str) -> Entry:

@@ -110,6 +110,7 @@ __all__ = [
     "Estimate",
     "Verdict",
     "SPRTInterrupted",
+    "CapChanged",
     "logistic_score",
     "logistic_elo",
     "pentanomial",
@@ -261,6 +262,7 @@ def sequential(
 
     Raises:
         ValueError: bad agents or openings.
+        CapChanged: the test was started with another ``max_pairs`` or ``check_every`` (recorded in the store).
         StoreError, RunnerError: as :func:`run`.
         SPRTInterrupted: Ctrl-C; the games finished are in the store.
     """
@@ -272,6 +274,7 @@ def sequential(
     db = Store(store) if owned else store
     state = _Tally(keys)
     try:
+        _hold_to_cap(plan, db)
         verdict = state.advance(db, name, plan.test, plan.checkpoints(), live, final_at=plan.max_pairs)
         if verdict is None:
             with _cluster_for(workers, scheduler, client) as (dask, threads):
@@ -283,6 +286,27 @@ def sequential(
     finally:
         if owned:
             db.close()
+
+
+class CapChanged(ValueError):
+    """A test resumed with another cap (or another ``check_every``) than the one recorded when it started."""
+
+
+def _hold_to_cap(plan: TestPlan, db: Store) -> None:
+    """Record the plan's cap with the test when it starts; refuse a resume with another cap.
+
+    A sequential test's error rates hold for the cap and checkpoints fixed before its first game.  Raising the
+    cap of a test that is near a bound, or lowering it to stop where the estimate looks good, would make its
+    verdict depend on the games already seen; a test with another cap is another test, with another name
+    (another seed). Tests stored before caps were recorded get the cap of their first resume.
+    """
+    recorded = db.record_cap(plan.store_name, plan.max_pairs, plan.check_every)
+    if recorded != (plan.max_pairs, plan.check_every):
+        raise CapChanged(
+            f"this test was started with max_pairs {recorded[0]} and check_every {recorded[1]} (recorded in "
+            f"{db.path}), not {plan.max_pairs} and {plan.check_every}: its verdict is read at the cap fixed when "
+            "it started. Resume it with that cap, or start a new test (another seed gives it another name)"
+        )
 
 
 def stored_verdict(plan: TestPlan, store: Union[Store, str, os.PathLike]) -> Verdict:

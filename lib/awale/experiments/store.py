@@ -153,6 +153,17 @@ CREATE TABLE claims (
 )
 """
 
+# The caps of sequential tests (added to schema 1 in place, as the claims): a test's cap and how often it looks
+# at its likelihood ratio are fixed when it starts, so that its verdict is read where it was planned.
+_CAPS = """
+CREATE TABLE caps (
+    experiment  TEXT    NOT NULL PRIMARY KEY CHECK (typeof(experiment) = 'text' AND experiment <> ''),
+    max_pairs   INTEGER NOT NULL CHECK (typeof(max_pairs) = 'integer' AND max_pairs >= 1),
+    check_every INTEGER NOT NULL CHECK (typeof(check_every) = 'integer' AND check_every >= 1),
+    recorded_at TEXT    NOT NULL
+)
+"""
+
 #: Seconds a claim on a game in progress lasts unless its run renews it.
 CLAIM_SECONDS = 600.0
 
@@ -168,8 +179,8 @@ def _objects(*schemas: str) -> Set[Tuple[str, str, str, Optional[str]]]:
         db.close()
 
 
-# The exact schemas a store may have: as first written, and with the table of claims.
-_EXPECTED = (_objects(_SCHEMA), _objects(_SCHEMA, _CLAIMS))
+# The exact schemas a store may have: as first written, with the table of claims, and with the tests' caps.
+_EXPECTED = (_objects(_SCHEMA), _objects(_SCHEMA, _CLAIMS), _objects(_SCHEMA, _CLAIMS, _CAPS))
 
 # Like INSERT OR IGNORE for an existing key, but a row breaking a CHECK constraint is an error, not skipped.
 _INSERT = (
@@ -350,6 +361,7 @@ class Store:
                 if db.execute("PRAGMA application_id").fetchone()[0] == 0:
                     db.execute(_SCHEMA)
                     db.execute(_CLAIMS)
+                    db.execute(_CAPS)
                     db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                     db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
                 db.execute("COMMIT")
@@ -366,11 +378,13 @@ class Store:
             )
         self._check_schema(objects, version)
         if create:
-            if objects == _EXPECTED[0]:  # a store written before the table of claims: add it, in place
+            if objects != _EXPECTED[-1]:  # a store written before the claims or the caps: add them, in place
                 try:
                     db.execute("BEGIN IMMEDIATE")
-                    if "claims" not in {name for (name,) in db.execute("SELECT name FROM sqlite_master")}:
-                        db.execute(_CLAIMS)
+                    tables = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+                    for table, schema in (("claims", _CLAIMS), ("caps", _CAPS)):
+                        if table not in tables:
+                            db.execute(schema)
                     db.execute("COMMIT")
                 except BaseException:
                     _rollback(db)
@@ -386,7 +400,7 @@ class Store:
         """Refuse a store whose schema is not exactly one this module writes."""
         if version == SCHEMA_VERSION and objects in _EXPECTED:
             return
-        extra = sorted(objects - _EXPECTED[1], key=str)
+        extra = sorted(objects - _EXPECTED[-1], key=str)
         missing = sorted(_EXPECTED[0] - objects, key=str)
         if extra:
             kind, name = extra[0][:2]
@@ -561,6 +575,33 @@ class Store:
             db.execute(sql, args)
         except sqlite3.Error as error:
             raise StoreError(self._explain(error, "write to")) from None
+
+    def cap(self, experiment: str) -> Optional[Tuple[int, int]]:
+        """The ``(max_pairs, check_every)`` recorded for the sequential test ``experiment``, or None."""
+        with self._reading() as db:
+            if not db.execute("SELECT 1 FROM sqlite_master WHERE name = 'caps'").fetchone():
+                return None
+            row = db.execute("SELECT max_pairs, check_every FROM caps WHERE experiment = ?",
+                             (_check_experiment(experiment),)).fetchone()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def record_cap(self, experiment: str, max_pairs: int, check_every: int) -> Tuple[int, int]:
+        """Record the cap of the sequential test ``experiment`` unless one is recorded; return the one that is.
+
+        The first cap recorded stays: a test's verdict is read at the cap fixed before it started.
+        """
+        for what, value in (("max_pairs", max_pairs), ("check_every", check_every)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise StoreError(f"{what} must be an integer at least 1, got {value!r}")
+        db = self._writing()
+        try:
+            db.execute("INSERT INTO caps VALUES (?, ?, ?, ?) ON CONFLICT (experiment) DO NOTHING",
+                       (_check_experiment(experiment), max_pairs, check_every, _now()))
+        except sqlite3.Error as error:
+            raise StoreError(self._explain(error, "write to")) from None
+        recorded = self.cap(experiment)
+        assert recorded is not None
+        return recorded
 
     def _writing(self) -> sqlite3.Connection:
         if not self.writable:
