@@ -8,7 +8,13 @@ DESIGN.md ("How the thesis is written") sets the rules these tests keep:
 * the conclusion (the chapter whose first heading is ``# Conclusion``, whatever its file name) has at most
   2,500 words of markdown;
 * no chapter's prose (markdown and raw cells) uses the run-history vocabulary of
-  ``tests/data/run-history-words.txt``: processors, pilots, raised caps, refit rounds, what a review found.
+  ``tests/data/run-history-words.txt``: processors, pilots, raised caps, refit rounds, what a review found;
+  no code cell prints the state of a campaign ("still being played");
+* an evening's read: the chapters' prose (markdown cells, less fenced code and display math) has at most
+  25,000 words, no chapter over 4,000; its sentences (table rows and headings left out) average at most 25
+  words, and at most ten run over 50;
+* every entry of ``refs.bib`` is cited somewhere, and every technique the champion's spec names (its
+  parameters) is cited in the chapter that introduces it.
 
 Each failure names the chapter, the cell (its id and index) and the word or the count, so that the fix is
 obvious.  The tests are parametrised by chapter, so that each chapter passes or fails on its own.
@@ -28,6 +34,12 @@ WORDS_FILE = Path(__file__).resolve().parent / "data" / "run-history-words.txt"
 ABSTRACT_WORDS = 300
 CELL_WORDS = 700
 CONCLUSION_WORDS = 2500
+THESIS_WORDS = 25_000
+CHAPTER_WORDS = 4_000
+MEAN_SENTENCE = 25
+LONG_SENTENCE = 50
+LONG_SENTENCES = 10
+BIB = ROOT / "refs.bib"
 
 
 def words(text: str) -> int:
@@ -137,3 +149,130 @@ def test_no_run_history_in_the_prose(path):
         f"{path.name}: run history in the prose (it belongs in data/README.md or the appendix "
         "'Provenance of the results'):\n" + "\n".join(found)
     )
+
+
+# --------------------------------------------------------------------------- an evening's read
+
+
+def prose(source: str) -> str:
+    """A markdown cell's prose: its text less fenced code and display math."""
+    text = re.sub(r"```.*?```", "", source, flags=re.S)
+    return re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
+
+
+def sentences(source: str):
+    """The lengths in words of a markdown cell's sentences: table rows, headings and HTML comments left out,
+    citations counted as their visible text, a paragraph break ending a sentence."""
+    text = re.sub(r"<!--.*?-->", "", prose(source), flags=re.S)
+    text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", "#")))
+    text = re.sub(r"<cite[^>]*>(.*?)</cite>", r"\1", text, flags=re.S)
+    text = re.sub(r"\n\s*\n", " .\n", text)
+    for sentence in re.split(r"(?<=[.!?])\s+", text):
+        count = len([word for word in sentence.split() if word != "."])
+        if count:
+            yield count
+
+
+def chapter_words(path: Path) -> int:
+    return sum(words(prose(source)) for _, _, kind, source in prose_cells(path) if kind == "markdown")
+
+
+def test_the_chapters_are_read_in_an_evening():
+    counts = {path.name: chapter_words(path) for path in CHAPTERS}
+    total = sum(counts.values())
+    over = {name: count for name, count in counts.items() if count > CHAPTER_WORDS}
+    assert not over, f"chapters over {CHAPTER_WORDS} words of prose: {over}; move engineering to an appendix"
+    assert total <= THESIS_WORDS, (
+        f"the chapters have {total} words of prose, more than {THESIS_WORDS}: {counts}"
+    )
+
+
+def test_the_sentences_are_short():
+    lengths = {path.name: [n for _, _, kind, source in prose_cells(path) if kind == "markdown"
+                           for n in sentences(source)] for path in CHAPTERS}
+    every = [n for chapter in lengths.values() for n in chapter]
+    mean = sum(every) / len(every)
+    long = {name: sum(1 for n in chapter if n > LONG_SENTENCE) for name, chapter in lengths.items()}
+    assert mean <= MEAN_SENTENCE, f"the chapters' sentences average {mean:.1f} words, more than {MEAN_SENTENCE}"
+    assert sum(long.values()) <= LONG_SENTENCES, (
+        f"{sum(long.values())} sentences over {LONG_SENTENCE} words, more than {LONG_SENTENCES}: "
+        f"{ {name: n for name, n in long.items() if n} }"
+    )
+
+
+def test_the_sentence_counter_on_a_known_text():
+    text = ("# A heading is no sentence\n\nOne two three. Four five? Six\n\n| a | b |\n|---|---|\n"
+            "A <cite data-cite=\"x\">(Author, 2001)</cite> cites.\n\n```\ncode. here.\n```\n$$x. y.$$")
+    assert list(sentences(text)) == [3, 2, 1, 4]
+    assert words(prose(text)) == 23
+
+
+CAMPAIGN = re.compile(r"still (being )?played|not ended yet|still running|so far in this run", re.IGNORECASE)
+
+
+@pytest.mark.parametrize("path", CHAPTERS, ids=lambda p: p.name)
+def test_no_cell_prints_the_state_of_a_campaign(path):
+    notebook = nbformat.read(path, as_version=4)
+    found = [f"cell {index} (id {cell.get('id', '?')})" for index, cell in enumerate(notebook.cells)
+             if cell.cell_type == "code" and CAMPAIGN.search(cell.source)]
+    assert not found, f"{path.name}: code that reports a campaign in progress: {found}"
+
+
+# --------------------------------------------------------------------------- the literature
+
+
+def bib_keys():
+    return re.findall(r"^@\w+\{([^,\s]+),", BIB.read_text(encoding="utf-8"), flags=re.MULTILINE)
+
+
+def cited(paths):
+    """The bibliography keys cited in ``paths``: data-cite attributes of notebooks, :cite: roles of rst."""
+    keys = set()
+    for path in paths:
+        text = path.read_text(encoding="utf-8")
+        for found in re.findall(r'data-cite(?:-t|-p)?=\\?"([^"\\]+)\\?"', text):
+            keys.update(key.strip() for key in found.split(","))
+        for found in re.findall(r":cite:[a-z]*:`([^`]+)`", text):
+            keys.update(key.strip() for key in found.split(","))
+    return keys
+
+
+SOURCES = sorted([*CHAPTERS, *(ROOT / "docs").glob("*.ipynb"), *(ROOT / "docs").glob("*.rst")])
+
+
+def test_every_bibliography_entry_is_cited_and_every_citation_exists():
+    keys = bib_keys()
+    assert len(keys) == len(set(keys)), "refs.bib repeats a key"
+    used = cited(SOURCES)
+    assert not set(keys) - used, f"refs.bib entries cited nowhere: {sorted(set(keys) - used)}"
+    assert not used - set(keys), f"citations of keys refs.bib lacks: {sorted(used - set(keys))}"
+
+
+# The champion's parameters that name a technique, the works any of which cites it, and the chapter that
+# introduces it.
+TECHNIQUES = {
+    "pvs": ({"marsland1982pvs", "reinefeld1983negascout"}, "09-champion.ipynb"),
+    "reductions": ({"romstad2007lmr"}, "09-champion.ipynb"),
+    "killers": ({"akl1977killer"}, "09-champion.ipynb"),
+    "iid": ({"marsland1986review"}, "09-champion.ipynb"),
+    "mtdf": ({"plaat1996bestfirst"}, "09-champion.ipynb"),
+    "threads": ({"ostensen2016lazysmp"}, "09-champion.ipynb"),
+    "table": ({"zobrist1970hashing"}, "09-champion.ipynb"),
+    "manage": ({"hyatt1984time"}, "09-champion.ipynb"),
+    "book": ({"lincke2001strategies"}, "09-champion.ipynb"),
+    "weights": ({"cpw-texel-tuning"}, "09-champion.ipynb"),
+    "quiescence": ({"shannon1950programming"}, "09-champion.ipynb"),
+    "endgame": ({"romein2003solving", "allis1991databases"}, "06-endgames.ipynb"),
+}
+
+
+def test_every_technique_of_the_champion_is_cited_where_it_is_introduced():
+    from awale.agents import parse
+
+    champion = parse("champion()")
+    missing = [name for name in TECHNIQUES if not hasattr(champion, name)]
+    assert not missing, f"TECHNIQUES names parameters the champion lacks: {missing}"
+    by_chapter = {path.name: cited([path]) for path in CHAPTERS}
+    uncited = [f"{name} in {chapter} (any of {sorted(keys)})" for name, (keys, chapter) in TECHNIQUES.items()
+               if not keys & by_chapter.get(chapter, set())]
+    assert not uncited, "techniques of the champion not cited where introduced: " + "; ".join(uncited)
