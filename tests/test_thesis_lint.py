@@ -258,7 +258,7 @@ TECHNIQUES = {
     "mtdf": ({"plaat1996bestfirst"}, "09-champion.ipynb"),
     "threads": ({"ostensen2016lazysmp"}, "09-champion.ipynb"),
     "table": ({"zobrist1970hashing"}, "09-champion.ipynb"),
-    "manage": ({"hyatt1984time"}, "09-champion.ipynb"),
+    "manage": ({"cpw-time-management"}, "09-champion.ipynb"),
     "book": ({"lincke2001strategies"}, "09-champion.ipynb"),
     "weights": ({"cpw-texel-tuning"}, "09-champion.ipynb"),
     "quiescence": ({"shannon1950programming"}, "09-champion.ipynb"),
