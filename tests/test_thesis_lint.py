@@ -252,7 +252,7 @@ def test_every_bibliography_entry_is_cited_and_every_citation_exists():
 # introduces it.
 TECHNIQUES = {
     "pvs": ({"marsland1982pvs", "reinefeld1983negascout"}, "09-champion.ipynb"),
-    "reductions": ({"romstad2007lmr"}, "09-champion.ipynb"),
+    "reductions": ({"romstad2006lmr"}, "09-champion.ipynb"),
     "killers": ({"akl1977killer"}, "09-champion.ipynb"),
     "iid": ({"marsland1986review"}, "09-champion.ipynb"),
     "mtdf": ({"plaat1996bestfirst"}, "09-champion.ipynb"),
