@@ -15,15 +15,17 @@ NOTEBOOKS       := $(wildcard notebooks/*.ipynb)
 MATHJAX_VERSION := 3.2.2
 MATHJAX         := build/mathjax/static/.mathjax-$(MATHJAX_VERSION)
 CHROMIUM        ?= /usr/bin/chromium
+CELL_TIMEOUT    := $(shell sed -n 's/^nbsphinx_timeout = \([0-9]*\).*/\1/p' conf.py)
 PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex-extra \
                    texlive-fonts-recommended fonts-freefont-otf fonts-dejavu-core librsvg2-bin \
                    poppler-utils
 
-.PHONY: help test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-pdf \
+.PHONY: help compile lab test test-slow test-nojit bench experiments verify html pdf pdf-full pdf-packages pdf-tools check-pdf \
         check-site \
         chapters clean
 
 help:
+	@echo "make compile    compile the engine's kernels the chapters use, once (html, pdf and test run it first)"
 	@echo "make test       run the test suite (creates .venv first)"
 	@echo "make test-slow  also run the long checks (a million plies against OpenSpiel)"
 	@echo "make bench      run the benchmarks: our figures beside OpenSpiel's, as ratios"
@@ -51,7 +53,13 @@ $(STAMP): requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	@touch $@
 
-test: $(STAMP)
+# The engine's kernels, compiled by numba on first use and cached beside the sources: compiled here, in a process of
+# its own with no time limit, before any chapter or test runs (a cell's timeout would kill a compile before numba
+# writes its cache, and the rerun would fail the same way).  One line per step with its time; seconds once cached.
+compile: $(STAMP)
+	@$(BIN)/python tools/compile.py
+
+test: $(STAMP) compile
 	$(BIN)/python -m pytest -n auto
 
 test-slow: $(STAMP)
@@ -77,13 +85,14 @@ $(MATHJAX):
 	cp -R build/mathjax/node_modules/mathjax/es5 build/mathjax/static/mathjax
 	@touch $@
 
-html: chapters $(STAMP) $(MATHJAX)
+html: chapters $(STAMP) $(MATHJAX) compile
 	$(SPHINXBUILD) -b html -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/html
+	@-$(BIN)/python tools/compile.py --report $(BUILDDIR)/chapter-cells.csv --timeout $(CELL_TIMEOUT)
 	@echo "The website: $(BUILDDIR)/html/index.html"
 
 # Two PDFs: `make pdf`, the book to read (prose, boards, plots, pseudocode, the short code excerpts that the text
 # discusses: cells tagged "excerpt"), and `make pdf-full`, with every code cell (Sphinx tag "fullcode").
-pdf: chapters $(STAMP) pdf-tools
+pdf: chapters $(STAMP) pdf-tools compile
 	$(SPHINXBUILD) -b latex -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . $(BUILDDIR)/latex
 	$(MAKE) -C $(BUILDDIR)/latex all-pdf LATEXMKOPTS="-silent -halt-on-error"
 	@echo "The PDF: $(BUILDDIR)/latex/awale-mcts.pdf"
@@ -93,7 +102,7 @@ pdf: chapters $(STAMP) pdf-tools
 check-pdf: $(STAMP)
 	$(BIN)/python tools/check_pdf.py $(BUILDDIR)/latex/awale-mcts.pdf
 
-pdf-full: chapters $(STAMP) pdf-tools
+pdf-full: chapters $(STAMP) pdf-tools compile
 	$(SPHINXBUILD) -b latex -t fullcode -W --keep-going -d $(BUILDDIR)/doctrees $(SPHINXOPTS) . \
 	  $(BUILDDIR)/latex-full
 	$(MAKE) -C $(BUILDDIR)/latex-full all-pdf LATEXMKOPTS="-silent -halt-on-error"

@@ -97,3 +97,34 @@ def test_the_kernel_formatter_finds_dataframes_and_stylers():
 def test_a_table_too_long_for_a_page_stays_text():
     assert latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.MAX_ROWS + 1)})) is None
     assert latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.MAX_ROWS)})) is not None
+
+
+def test_nan_and_raw_decimals_are_found_with_their_page():
+    text = "score 0.52 and 1,352 games\n15.500000 here\fa nan there, NaN, 8.16e-19; version 2.0.12345, nanometre"
+    found = check_pdf.raw_numbers(text)
+    assert len(found) == 4
+    assert found[0].startswith("page 1: a raw decimal '15.500000'")
+    assert [item.split(" ")[1] for item in found[1:]] == ["2:"] * 3
+
+
+def test_an_overfull_page_is_found_with_its_page_number():
+    log = ("Overfull \\vbox (1290.08467pt too high) has occurred while \\output is active\n"
+           "[]\n[142] [143]\nOverfull \\vbox (0.5pt too high) has occurred while \\output is active [150]\n")
+    assert check_pdf.overfull_pages(log) == [(1290.08467, "on page 142")]
+
+
+def test_an_orphan_output_is_a_bare_value_whose_code_the_pdf_leaves_out(tmp_path):
+    import json
+
+    def cell(source, outputs, tags=()):
+        return {"cell_type": "code", "source": source, "metadata": {"tags": list(tags)}, "outputs": outputs}
+
+    bare = {"output_type": "execute_result", "data": {"text/plain": "(924, 2)"}}
+    table = {"output_type": "execute_result", "data": {"text/plain": "...", "text/html": "<table>"}}
+    printed = {"output_type": "stream", "name": "stdout", "text": "924 games\n"}
+    notebook = {"cells": [cell("games.shape", [bare]), cell("frame", [table]), cell("print(n)", [printed]),
+                          cell("len(x)", [bare], tags=["excerpt"])]}
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "07-method.ipynb").write_text(json.dumps(notebook))
+    assert check_pdf.orphan_outputs(tmp_path) == ["notebooks/07-method cell 1: '(924, 2)'"]
+    assert check_pdf.orphan_outputs(tmp_path, full_code=True) == []
