@@ -106,16 +106,57 @@ def _positions():
 
 
 def _act(spec: str) -> Callable[[], None]:
+    """An agent's move from each position, then what the chapters read of its search after the move."""
+
     def step() -> None:
         from awale.agents import parse
 
         for game in _positions():
             agent = parse(spec)
             agent.act(game)
+            _after_the_move(agent, game)
             if hasattr(agent, "close"):
                 agent.close()
 
     return step
+
+
+def _after_the_move(agent, game) -> None:
+    """Chapters 4 and 5 read the root's statistics, whether the solver proved the root, and the subtree that
+    tree reuse keeps after a move each; each has kernels of its own."""
+    if callable(getattr(agent, "statistics", None)):
+        agent.statistics()
+    tree = getattr(agent, "tree", None)
+    if tree is None:
+        return
+    getattr(tree, "proven_root", None)
+    if callable(getattr(tree, "subtree", None)) and not game.game_finished:
+        after = game.step(agent.act(game))[0]
+        if not after.game_finished:
+            after = after.step(after.legal_actions[0])[0]
+            tree.subtree(after)
+            agent.act(after)
+
+
+def _solver_proves() -> None:
+    """Chapter 5: the solver proves the root of the worked position of chapter 3, and says so."""
+    from awale import Game
+    from awale.agents import parse
+
+    agent = parse("uct(iterations=2000, solver=True)")
+    agent.act(Game.from_position([1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1], captures=(22, 22)))
+    getattr(getattr(agent, "tree", None), "proven_root", None)
+
+
+def _evaluation() -> None:
+    """Chapter 5: the fitted evaluation's probability of a win, as a chapter asks for it."""
+    from awale import Game
+    from awale.knowledge.evaluation import load_evaluation
+
+    evaluation, game = load_evaluation(), Game()
+    for action in (2, 3, 1):
+        game = game.step(action)[0]
+    evaluation.win_probability(game)
 
 
 def _rules_and_playouts() -> None:
@@ -155,6 +196,8 @@ def _endgame() -> None:
 
 STEPS: List[Tuple[str, Callable[[], None]]] = [
     ("the rules and random playouts", _rules_and_playouts),
+    ("the fitted evaluation", _evaluation),
+    ("uct(solver=True) proving a root", _solver_proves),
     *((spec, _act(spec)) for spec in AGENT_STEPS),
     ("the endgame databases of chapter 6 (built, checked, probed)", _endgame),
 ]
@@ -203,7 +246,9 @@ def _run(steps, compiles: _Compiles, quiet: bool = False) -> float:
         step()
         new = len(compiles.done) - before
         if not quiet:
-            what = f"{new} kernels compiled" if new else "from the cache"
+            names = sorted({name.rsplit(".", 1)[-1] for name, _ in compiles.done[before:]})
+            what = (f"{new} kernel{'s' if new != 1 else ''} compiled: {', '.join(names[:4])}"
+                    f"{', ...' if len(names) > 4 else ''}" if new else "from the cache")
             print(f"  [{number:2d}/{len(steps)}] {label:<62} {time.perf_counter() - t0:6.1f} s  ({what})", flush=True)
     return time.perf_counter() - started
 
@@ -233,6 +278,23 @@ def report(log: Path, timeout: float) -> int:
     return 1
 
 
+def _first_time() -> str:
+    """How long the first compile took, as data/first-run.csv (tools/first_run.py) measured it."""
+    import csv
+
+    try:
+        with (ROOT / "data" / "first-run.csv").open(newline="", encoding="utf-8") as table:
+            rows = [row for row in csv.DictReader(table)
+                    if row["command"] == "make compile" and not row["what"].startswith("FAILED")]
+    except OSError:
+        rows = []
+    if not rows:
+        return "the first time takes minutes, later ones seconds."
+    seconds = float(rows[-1]["seconds"])
+    return (f"the first time took {seconds / 60:.0f} minutes on a busy {rows[-1]['cores']}-core machine "
+            "(data/first-run.csv), later ones take seconds.")
+
+
 def main(argv: List[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="fail if any kernel the chapters use is not cached")
@@ -253,8 +315,8 @@ def main(argv: List[str] | None = None) -> int:
             return 1
         print(f"compile --check: every kernel of {len(STEPS) + len(extra)} steps loaded from the cache in {seconds:.1f} s")
         return 0
-    print(f"Compiling the engine's kernels the chapters use ({len(STEPS)} steps; numba caches them beside the "
-          "library's sources, so this is done once: see data/first-run.csv for how long)", flush=True)
+    print(f"Compiling the engine's kernels the chapters use ({len(STEPS)} steps). numba caches them beside the "
+          f"library's sources: {_first_time()}", flush=True)
     seconds = _run(STEPS, compiles)
     total = compiles.seconds
     print(f"compile: {len(compiles.done)} kernels compiled ({total:.0f} s of it compiling), "
