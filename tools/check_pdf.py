@@ -43,9 +43,10 @@ _BOX_END = re.compile(r"^\\end\{(sphinxVerbatim|nbsphinxfancyoutput|sphinxadmoni
 _PROMPT = re.compile(r"(?m)^\s*\[\d+\]:")
 _OVERFULL = re.compile(r"^Overfull \\hbox \(([\d.]+)pt too wide\) (.*)$", re.MULTILINE)
 _OVERFULL_PAGE = re.compile(r"^Overfull \\vbox \(([\d.]+)pt too high\) (.*)$", re.MULTILINE)
-_NAN = re.compile(r"(?<![\w.])(?:nan|NaN|NAN|<NA>)(?![\w(])")
-# Five decimals or more, or a mantissa and an exponent; not inside a word, a version or a hash (a0.12345f).
-_RAW_DECIMAL = re.compile(r"(?<![\w.])\d+\.\d{5,}(?![\w.])|(?<![\w.])\d(?:\.\d+)?e[-+]\d{1,3}(?![\w.])")
+_NAN = re.compile(r"(?<![\w.])(?:nan|NaN|NAN)(?![\w(])")
+# Five decimals or more, or a mantissa and an exponent; not inside a word, a version, a hash or a DOI
+# (doi:10.32614/RJ-2010-008).
+_RAW_DECIMAL = re.compile(r"(?<![\w.:/])\d+\.\d{5,}(?![\w./])|(?<![\w.:/])\d(?:\.\d+)?e[-+]\d{1,3}(?![\w./])")
 EXCERPT_TAG = "excerpt"  # conf.py: the code cells the PDF keeps
 
 __all__ = ["clipped_lines", "prompts", "overfull", "overfull_pages", "raw_numbers", "orphan_outputs", "main"]
@@ -94,7 +95,7 @@ def overfull_pages(log: str, tolerance: float = TOLERANCE_PT) -> list[tuple[floa
     found = []
     for match in _OVERFULL_PAGE.finditer(log):
         page = re.search(r"\[(\d+)", log[match.end():match.end() + 4000])  # the page LaTeX ships next
-        found.append((float(match.group(1)), f"on page {page.group(1)}" if page else match.group(2).strip()))
+        found.append((float(match.group(1)), f"on the page numbered {page.group(1)}" if page else match.group(2).strip()))
     return sorted((item for item in found if item[0] > tolerance), reverse=True)
 
 
@@ -139,6 +140,16 @@ def overfull(log: str, tolerance: float = TOLERANCE_PT) -> list[tuple[float, str
     return sorted(((points, place) for place, points in widest.items() if points > tolerance), reverse=True)
 
 
+def _grouped(raw: list[str]) -> list[str]:
+    """The raw numbers a page at a time: how many, and the first line that holds one."""
+    pages: dict[str, list[str]] = {}
+    for item in raw:
+        page, rest = item.split(": ", 1)
+        pages.setdefault(page, []).append(rest)
+    return [f"pandas' or Python's raw output, {page}: {len(found)} ({found[0]}"
+            + (f"; and {len(found) - 1} more)" if len(found) > 1 else ")") for page, found in pages.items()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", type=Path, help="the PDF, beside its .tex and .log, e.g. _build/latex/awale-mcts.pdf")
@@ -162,7 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     shown = prompts(text)
     problems += [f"a Jupyter prompt in the text, {where}" for where in shown]
     raw = raw_numbers(text)
-    problems += [f"pandas' or Python's raw output, {where}" for where in raw]
+    problems += _grouped(raw)
     log = log_path.read_text(encoding="utf-8", errors="replace")
     pages = overfull_pages(log)
     problems += [f"a page's content runs past the text by {points:.1f} pt {where} (a table or figure into the "
