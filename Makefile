@@ -26,6 +26,7 @@ PDF_PACKAGES    := latexmk texlive-xetex texlive-latex-recommended texlive-latex
 
 help:
 	@echo "make compile    compile the engine's kernels the chapters use, once (html, pdf and test run it first)"
+	@echo "make lab        open the chapters in JupyterLab, with .venv's Python as their kernel"
 	@echo "make test       run the test suite (creates .venv first)"
 	@echo "make test-slow  also run the long checks (a million plies against OpenSpiel)"
 	@echo "make bench      run the benchmarks: our figures beside OpenSpiel's, as ratios"
@@ -41,7 +42,7 @@ help:
 # The first run says what it installs and how long that takes; pip's own output goes to .venv/install.log.
 $(STAMP): requirements.txt pyproject.toml
 	@echo "Setting up $(VENV): Python packages pinned in requirements.txt ($$(grep -c '==' requirements.txt) of them:"
-	@echo "numpy, numba, OpenSpiel, Dask, pandas, matplotlib, pytest, hypothesis, Sphinx, Jupyter, Playwright"
+	@echo "numpy, numba, OpenSpiel, Dask, pandas, matplotlib, pytest, hypothesis, Sphinx, JupyterLab, Playwright"
 	@echo "and their dependencies), then the awale library itself: about 1.3 GB once installed. This happens"
 	@echo "once and takes about 3 minutes, mostly downloading. Then \`make compile\` compiles the engine once."
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +59,12 @@ $(STAMP): requirements.txt pyproject.toml
 # writes its cache, and the rerun would fail the same way).  One line per step with its time; seconds once cached.
 compile: $(STAMP)
 	@$(BIN)/python tools/compile.py
+
+# The chapters in JupyterLab (pinned in requirements.txt), whose kernel "python3" is .venv's own Python: the one
+# conf.py checks and the build runs them with.  The server's folder is the project's, so docs/play.ipynb is there too.
+lab: $(STAMP) compile
+	$(BIN)/jupyter lab --ServerApp.root_dir="$(CURDIR)" $(if $(filter 0,$(shell id -u)),--allow-root) \
+	  notebooks/01-introduction.ipynb
 
 test: $(STAMP) compile
 	$(BIN)/python -m pytest -n auto
