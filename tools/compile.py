@@ -264,7 +264,7 @@ def report(log: Path, timeout: float) -> int:
     compiled = [row for row in rows if row["compiled"]]
     slowest = sorted(rows, key=lambda row: float(row["seconds"]), reverse=True)[:3]
     chapters = len({row["chapter"] for row in rows})
-    print(f"compile: {len(rows)} cells of {chapters} chapters ran; the slowest: "
+    print(f"compile: {len(rows)} cells of {chapters} notebooks ran; the slowest: "
           + ", ".join(f"{row['chapter'].split('/')[-1]} cell {row['cell']} {float(row['seconds']):.1f} s"
                       for row in slowest)
           + f" (timeout {timeout:g} s a cell)")

@@ -165,6 +165,8 @@ def column_format(values, label: object = "") -> "callable | None":
     present = [value for value in values if not missing(value)]
     if any(isinstance(value, bool) for value in present):
         return None
+    if P_LABEL.match(str(label)) and present and all(isinstance(value, str) for value in present):
+        return _p_text(present, missing)
     if not all(isinstance(value, numbers.Real) for value in present):
         return (lambda value: NO_VALUE if missing(value) else str(value)) if len(present) < len(values) else None
     floats = [float(value) for value in present if not isinstance(value, numbers.Integral)]
@@ -180,6 +182,30 @@ def column_format(values, label: object = "") -> "callable | None":
     if len(present) < len(values):
         return lambda value: NO_VALUE if missing(value) else str(value)
     return None
+
+
+def _p_text(present, missing) -> "callable | None":
+    """A column of p-values a chapter wrote as text ("8.16e-19", "0.2"): the same floor and decimals."""
+
+    def number(text: str):
+        try:
+            return float(text)
+        except ValueError:
+            return None
+
+    if not all(text.strip().startswith("<") or (number(text) is not None and 0 <= number(text) <= 1)
+               for text in present):
+        return None
+
+    def write(value) -> str:
+        if missing(value):
+            return NO_VALUE
+        found = number(value)
+        if found is None:
+            return value
+        return "< 0.001" if found < 0.0005 else f"{found:.3f}"
+
+    return write
 
 
 def _formats(frame) -> dict:
@@ -225,7 +251,7 @@ def dataframe_latex(frame) -> "str | None":
 
 
 # Cells of numbers, records and intervals ("147-21-32", "0.95 [0.85, 0.98]", "< 0.001", "+16"): kept on one line.
-_NUMERIC_CELL = re.compile(r"<td([^>]*)>\s*((?:&lt;|&gt;|[<>−+\-–≥≤])?\s*[\d.,]+(?:[\s\d.,\-–−+%\[\]()×/]|&lt;|&gt;)*)\s*</td>")
+_NUMERIC_CELL = re.compile(r"<td([^>]*)>\s*((?:&lt;|&gt;|[<>−+\-–≥≤\[(])?\s*[\d.,]+(?:[\s\d.,\-–−+%\[\]()×/]|&lt;|&gt;)*)\s*</td>")
 
 
 def _no_wrap(html: str) -> str:
