@@ -55,6 +55,13 @@ def _run(command: str, where: Path, log: Path) -> tuple[bool, float]:
     return done.returncode == 0, time.monotonic() - started
 
 
+def _cells(log: Path) -> str:
+    """What `make html`'s last lines said of the chapters' cells (tools/compile.py --report), for the table."""
+    said = [line.strip() for line in log.read_text(encoding="utf-8", errors="replace").splitlines()
+            if line.startswith("compile: ") and ("slowest" in line or "compiled" in line)]
+    return "; " + "; ".join(line.removeprefix("compile: ") for line in said[-2:]) if said else ""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clones", type=int, default=3, help="fresh clones built in a row (default 3)")
@@ -78,20 +85,19 @@ def main(argv: list[str] | None = None) -> int:
             how = (f"fresh clone {number} of {args.clones} built in a row (tools/first_run.py), "
                    + (f"{args.busy} processes spinning (yes > /dev/null) on the {cores} cores, " if args.busy else "")
                    + "on the development machine shared with other work")
-            rows = []
-            for command, what in STEPS:
+            for command, what in STEPS:  # each step's row as soon as it ends: a run stopped midway keeps its rows
                 ok, seconds = _run(command, clone, log)
-                rows.append({"command": command, "what": what if ok else f"FAILED: {what}",
-                             "seconds": round(seconds), "cores": cores,
-                             "date": datetime.date.today().isoformat(), "commit": commit, "how": how})
+                row = {"command": command, "what": what if ok else f"FAILED: {what}", "seconds": round(seconds),
+                       "cores": cores, "date": datetime.date.today().isoformat(), "commit": commit,
+                       "how": how + _cells(log) if command == "make html" else how}
                 print(f"clone {number}: {command}: {'ok' if ok else 'FAILED'} in {seconds:.0f} s (log {log})",
                       flush=True)
+                if args.dry_run:
+                    print(row)
+                else:
+                    record([row])
                 if not ok:
                     break
-            if args.dry_run:
-                print(rows)
-            else:
-                record(rows)
             if not args.keep:
                 shutil.rmtree(clone, ignore_errors=True)
     finally:
