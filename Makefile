@@ -35,7 +35,8 @@ help:
 	@echo "make html       build the thesis website into _build/html (runs every notebook)"
 	@echo "make pdf        build the thesis PDF through LaTeX into _build/latex (code: short excerpts)"
 	@echo "make pdf-full   build the PDF with every code cell into _build/latex-full"
-	@echo "make check-pdf  check the PDF's typesetting (make pdf runs it): covered lines, prompts, overfull lines"
+	@echo "make check-pdf  check the PDF's typesetting (make pdf runs it): overfull lines and pages, nan, raw"
+	@echo "                decimals, outputs without their code, prompts, outputs over the text"
 	@echo "make check-site build the website, then check it in headless Chromium with the network off"
 	@echo "make clean      remove .venv, caches and build output"
 
@@ -105,7 +106,9 @@ pdf: chapters $(STAMP) pdf-tools compile
 	@echo "The PDF: $(BUILDDIR)/latex/awale-mcts.pdf"
 	$(MAKE) check-pdf
 
-# The PDF's typesetting: no output over the text before it, no Jupyter prompt, at most 10 overfull lines > 5 pt.
+# The PDF's typesetting (tools/check_pdf.py): no page overfull (a table into the footer), no nan or raw decimal of
+# pandas, no output whose code the PDF leaves out, no output over the text before it, no Jupyter prompt, at most 10
+# overfull lines > 5 pt.
 check-pdf: $(STAMP)
 	$(BIN)/python tools/check_pdf.py $(BUILDDIR)/latex/awale-mcts.pdf
 
