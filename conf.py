@@ -352,7 +352,8 @@ def _notebooks_follow_their_inputs(app, env, added, changed, removed) -> list[st
 
     Sphinx re-reads, hence re-executes, only the sources that changed; the notebooks also depend on these.
     """
-    inputs = [*(ROOT / "lib").rglob("*.py"), *(path for path in (ROOT / "data").rglob("*") if path.is_file())]
+    inputs = [*(ROOT / "lib").rglob("*.py"), *(path for path in (ROOT / "data").rglob("*") if path.is_file()),
+              ROOT / "docs" / "_ext" / "latex_tables.py"]  # the tables' forms are made in the kernel
     newest = max((path.stat().st_mtime_ns // 1_000 for path in inputs), default=0)  # microseconds, as Sphinx
     stale = [doc for doc, read_at in env.all_docs.items() if doc.startswith("notebooks/") and read_at < newest]
     # A chapter read again may cite new works: the bibliography page must list them.
@@ -422,6 +423,27 @@ def _depart_codearea_latex(self, node) -> None:
         self.body[-1] = self.body[-1].replace(_JOIN_INPUT, "\n")
 
 
+def _table_output(node) -> bool:
+    """Whether an output is one of pandas' tables as docs/_ext/latex_tables.py writes it for LaTeX."""
+    return any("\\toprule" in raw.astext() for raw in node.findall(nodes.raw))
+
+
+def _visit_fancyoutput_latex(self, node) -> None:
+    """A table outside nbsphinx's frame: the frame cannot break inside a table's box, which then ran past the
+    footer; outside it, a table moves to the next page whole, and a longtable runs on to it."""
+    if _table_output(node):
+        self.body.append("\n\\par\\smallskip\n")
+        return
+    nbsphinx.visit_fancyoutput_latex(self, node)
+
+
+def _depart_fancyoutput_latex(self, node) -> None:
+    if _table_output(node):
+        self.body.append("\n\\par\\smallskip\n")
+        return
+    nbsphinx.depart_fancyoutput_latex(self, node)
+
+
 def _bibliography_at_the_end(app, doctree, docname) -> None:
     """LaTeX gathers every citation into one bibliography at the end of the book: drop the page that held them."""
     if app.builder.format != "latex":
@@ -448,6 +470,13 @@ def setup(app) -> None:
         override=True,
         html=(nbsphinx.do_nothing, nbsphinx.depart_codearea_html),
         latex=(nbsphinx.visit_codearea_latex, _depart_codearea_latex),
+        text=(nbsphinx.do_nothing, nbsphinx.do_nothing),
+    )
+    app.add_node(
+        nbsphinx.FancyOutputNode,
+        override=True,
+        html=(nbsphinx.do_nothing, nbsphinx.do_nothing),
+        latex=(_visit_fancyoutput_latex, _depart_fancyoutput_latex),
         text=(nbsphinx.do_nothing, nbsphinx.do_nothing),
     )
     app.connect("build-finished", _redirect_to_title_page)

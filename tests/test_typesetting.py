@@ -172,3 +172,9 @@ def test_p_values_written_as_text_by_a_chapter_get_the_same_floor():
     html = latex_tables.dataframe_html(frame)
     assert "e-19" not in html and html.count("&lt; 0.001") == 2 and "0.200" in html
     assert '<td class="awale-nowrap">[0.73, 0.84]</td>' in html
+
+
+def test_an_index_named_empty_leaves_no_blank_header_row():
+    frame = pd.DataFrame({"won": [1, 2]}, index=pd.Index(["c = 0.2", "c = 0.4"], name=""))
+    latex = latex_tables.dataframe_latex(frame)
+    assert " & won \\\\\n\\midrule" in latex and "&  \\\\" not in latex

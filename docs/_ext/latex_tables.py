@@ -81,8 +81,9 @@ def _longtable(rows: list[list[str]], header_rows: int, align: str) -> str:
     (a tabular cannot break, and a long one ran past the footer), in a smaller font to keep within the line."""
     header = [" & ".join(_escape(cell) for cell in row) + r" \\" for row in rows[:header_rows]]
     body = [" & ".join(_escape(cell) for cell in row) + r" \\" for row in rows[header_rows:]]
+    size = r"\footnotesize" if len(align) <= 7 else r"\scriptsize"  # a wide one in a smaller font
     lines = [
-        r"\begingroup\footnotesize\setlength{\tabcolsep}{4pt}",
+        r"\begingroup" + size + r"\setlength{\tabcolsep}{4pt}",
         r"\begin{longtable}{" + align + "}",
         r"\toprule", *header, r"\midrule", r"\endfirsthead",
         r"\toprule", *header, r"\midrule", r"\endhead",
@@ -111,6 +112,9 @@ def styler_latex(styler) -> "str | None":
     text = styler.to_string(delimiter=_SEPARATOR)
     rows = [line.split(_SEPARATOR) for line in text.rstrip("\n").split("\n")]
     header_rows = _header_rows(styler)
+    if header_rows >= 2 and not any(cell.strip() for cell in rows[header_rows - 1]):  # an index named ""
+        del rows[header_rows - 1]
+        header_rows -= 1
     if header_rows >= 2 and _names_row(rows, header_rows):
         rows = _merged_header(rows, header_rows)
         header_rows -= 1
