@@ -108,7 +108,11 @@ highlight_language = "python3"
 
 nbsphinx_execute = "always"
 nbsphinx_allow_errors = False
-nbsphinx_timeout = 120  # seconds per cell; heavy results are read from data/, never recomputed here
+# Seconds a cell may take.  No cell compiles: `make compile` (tools/compile.py) has compiled and cached every
+# kernel the chapters call before the build starts, and heavy results are read from data/.  The slowest cell took
+# 13 s on the busy 2-core development machine (`make html` ends with the slowest cells: tools/compile.py --report);
+# the timeout leaves a slow laptop forty times that, and catches only a cell that hangs.
+nbsphinx_timeout = 600
 nbsphinx_kernel_name = "python3"
 nbsphinx_execute_arguments = [
     # Plots as SVG only: vector in the website and, converted to PDF, in the book; one format for both
@@ -117,7 +121,9 @@ nbsphinx_execute_arguments = [
     "--IPKernelApp.log_level=ERROR",  # not the kernel's notice that it talks to nbsphinx over local TCP
     # pandas' tables as booktabs tables in the PDF (the website keeps their HTML): docs/_ext/latex_tables.py.
     f"--InteractiveShellApp.exec_lines=import sys; sys.path.insert(0, {str(ROOT / 'docs' / '_ext')!r}); "
-    "import latex_tables; latex_tables.register(); del sys.path[0], latex_tables, sys",
+    "import latex_tables; latex_tables.register(); "
+    # Each cell's time, and any kernel it compiled, into _build/chapter-cells.csv: docs/_ext/kernel_watch.py.
+    "import kernel_watch; kernel_watch.register(get_ipython()); del sys.path[0], latex_tables, kernel_watch, sys",
 ]
 nbsphinx_codecell_lexer = "ipython3"
 nbsphinx_input_prompt = "[%s]:"
@@ -225,11 +231,36 @@ latex_elements = {
   BoldItalicFont=*BoldOblique]
 \setmonofont{DejaVu Sans Mono}[Scale=0.75]  % 88 characters fit the line: code lines are at most 88 long
 """,
+    # A designed title page: the title, the author line, the year of the work and its licence, not the build's
+    # date (the version and the revision are printed with the edition, after the abstract: docs/index.rst).
+    "maketitle": r"""
+\begin{titlepage}
+  \centering
+  \vspace*{0.22\textheight}
+  {\fontsize{28}{34}\selectfont\bfseries Playing Awale with\\[0.25em] Monte Carlo Tree Search\par}
+  \vspace{1.2cm}
+  {\Large\itshape A thesis written as Jupyter notebooks,\\ with the Python library awale\par}
+  \vspace{2.2cm}
+  {\Large %(author)s\par}
+  \vspace{0.6cm}
+  {\large %(year)s\par}
+  \vfill
+  {\small The text and the figures are under the Creative Commons Attribution 4.0 International licence
+  (CC~BY~4.0);\\ the code is under the MIT licence. See the file LICENSE.\par}
+\end{titlepage}
+""" % {"author": author, "year": (REVISION_DATE or "2026")[:4]},
     "preamble": r"""
 % The table of contents is "Contents" (Sphinx would name it after the caption of the first toctree).
 \addto\captionsenglish{\renewcommand{\contentsname}{Contents}}
 % Citations and other roles may appear in captions, which LaTeX also writes to its lists: keep them intact.
 \usepackage{etoolbox}
+% Appendices number their tables and figures by their letter ("Table F.1"): Sphinx numbers them by the
+% chapter's arabic number, which \appendix does not change.
+\apptocmd{\appendix}{%
+  \renewcommand{\thetable}{\thechapter.\arabic{table}}%
+  \renewcommand{\thefigure}{\thechapter.\arabic{figure}}%
+  \ifdefined\theliteralblock\renewcommand{\theliteralblock}{\thechapter.\arabic{literalblock}}\fi
+}{}{}
 \robustify{\DUrole}
 \robustify{\hyperlink}
 % Citations give the authors and the year: the bibliography, sorted by author, needs no labels.
@@ -290,6 +321,18 @@ def _check_mathjax(app) -> None:
         )
 
 
+def _new_cell_log(app) -> None:
+    """The log of the chapters' cells (docs/_ext/kernel_watch.py) starts empty at each build."""
+    import kernel_watch
+
+    kernel_watch.LOG.unlink(missing_ok=True)
+
+
+def _name_the_chapter(app, docname, source) -> None:
+    """The kernel that runs a notebook inherits this variable, so that its log names the notebook."""
+    os.environ["AWALE_CHAPTER"] = docname
+
+
 def _redirect_to_title_page(app, exception) -> None:
     """The title page is docs/index.html; an index.html at the top of the site leads there."""
     if exception is not None or app.builder.name not in {"html", "dirhtml"}:
@@ -309,7 +352,8 @@ def _notebooks_follow_their_inputs(app, env, added, changed, removed) -> list[st
 
     Sphinx re-reads, hence re-executes, only the sources that changed; the notebooks also depend on these.
     """
-    inputs = [*(ROOT / "lib").rglob("*.py"), *(path for path in (ROOT / "data").rglob("*") if path.is_file())]
+    inputs = [*(ROOT / "lib").rglob("*.py"), *(path for path in (ROOT / "data").rglob("*") if path.is_file()),
+              ROOT / "docs" / "_ext" / "latex_tables.py"]  # the tables' forms are made in the kernel
     newest = max((path.stat().st_mtime_ns // 1_000 for path in inputs), default=0)  # microseconds, as Sphinx
     stale = [doc for doc, read_at in env.all_docs.items() if doc.startswith("notebooks/") and read_at < newest]
     # A chapter read again may cite new works: the bibliography page must list them.
@@ -379,6 +423,27 @@ def _depart_codearea_latex(self, node) -> None:
         self.body[-1] = self.body[-1].replace(_JOIN_INPUT, "\n")
 
 
+def _table_output(node) -> bool:
+    """Whether an output is one of pandas' tables as docs/_ext/latex_tables.py writes it for LaTeX."""
+    return any("\\toprule" in raw.astext() for raw in node.findall(nodes.raw))
+
+
+def _visit_fancyoutput_latex(self, node) -> None:
+    """A table outside nbsphinx's frame: the frame cannot break inside a table's box, which then ran past the
+    footer; outside it, a table moves to the next page whole, and a longtable runs on to it."""
+    if _table_output(node):
+        self.body.append("\n\\par\\smallskip\n")
+        return
+    nbsphinx.visit_fancyoutput_latex(self, node)
+
+
+def _depart_fancyoutput_latex(self, node) -> None:
+    if _table_output(node):
+        self.body.append("\n\\par\\smallskip\n")
+        return
+    nbsphinx.depart_fancyoutput_latex(self, node)
+
+
 def _bibliography_at_the_end(app, doctree, docname) -> None:
     """LaTeX gathers every citation into one bibliography at the end of the book: drop the page that held them."""
     if app.builder.format != "latex":
@@ -394,6 +459,8 @@ _check_kernel()
 
 def setup(app) -> None:
     app.connect("builder-inited", _check_mathjax)
+    app.connect("builder-inited", _new_cell_log)
+    app.connect("source-read", _name_the_chapter)
     app.connect("env-get-outdated", _notebooks_follow_their_inputs)
     app.connect("doctree-resolved", _bibliography_at_the_end)
     app.connect("doctree-resolved", _code_excerpts_only)
@@ -403,6 +470,13 @@ def setup(app) -> None:
         override=True,
         html=(nbsphinx.do_nothing, nbsphinx.depart_codearea_html),
         latex=(nbsphinx.visit_codearea_latex, _depart_codearea_latex),
+        text=(nbsphinx.do_nothing, nbsphinx.do_nothing),
+    )
+    app.add_node(
+        nbsphinx.FancyOutputNode,
+        override=True,
+        html=(nbsphinx.do_nothing, nbsphinx.do_nothing),
+        latex=(_visit_fancyoutput_latex, _depart_fancyoutput_latex),
         text=(nbsphinx.do_nothing, nbsphinx.do_nothing),
     )
     app.connect("build-finished", _redirect_to_title_page)

@@ -111,7 +111,7 @@ def test_an_unreachable_scheduler_is_one_line(tmp_path):
 def test_match_prints_the_result(capsys):
     assert main(["match", "random", "greedy", "--seed", "3"]) == 0
     out = capsys.readouterr().out
-    assert "South: random\nNorth: greedy" in out and out.rstrip().endswith("plies")
+    assert "South: random\nNorth: greedy" in out and out.rstrip().endswith("plies)")
     assert "captured" not in out
 
 
@@ -130,8 +130,10 @@ def test_match_show_prints_every_position(capsys):
     out = capsys.readouterr().out
     assert out.count("South  captured") == record.plies + 1 and out.count("North  captured") == record.plies + 1
     assert f"ply {record.plies}: " in out
-    outcome = "draw" if record.winner is None else ("South wins", "North wins")[record.winner]
-    assert out.rstrip().endswith(f"{outcome} {record.score[0]}-{record.score[1]} after {record.plies} plies")
+    south, north = record.score
+    winner = {None: "a draw:", 0: "South wins by", 1: "North wins by"}[record.winner]
+    sides = f"South {south}, North {north}" if record.winner != 1 else f"North {north}, South {south}"
+    assert winner in out and out.rstrip().endswith(f"{sides} ({record.plies} plies)")
 
 
 # --------------------------------------------------------------------------- tournaments and experiments

@@ -18,6 +18,7 @@ from awale.core.render import board_text
 from awale.core.rules import rules_from_text
 from awale.play.session import DEFAULT_AGENT, estimate, parse_move
 from awale.core.record import describe, ending, margin_text, replay
+from awale.play.match import score_text
 from conftest import awale
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -230,13 +231,13 @@ def test_a_whole_game_through_the_command(tmp_path):
     # Every position of the game is printed, in order, marked with the ply that made it.
     expected = [board_text(Game())] + [board_text(ply.game, ply) for ply in plies]
     assert _boards(out) == expected
-    assert f"Game over ({plies[-1].ending}): {margin_text(final)}." in out
+    assert f"Game over ({plies[-1].ending}): {score_text(final.captures, final.winner)}." in out
     verdict = "a draw" if final.winner is None else "you win" if final.winner == 0 else "you lose"
     assert f"({verdict})" in out and f"saved to {path}" in out
 
     again = awale("replay", str(path))
     assert again.returncode == 0 and _boards(again.stdout) == expected
-    assert f"Game over ({plies[-1].ending}): {margin_text(final)}." in again.stdout
+    assert f"Game over ({plies[-1].ending}): {score_text(final.captures, final.winner)}." in again.stdout
 
 
 def test_north_undo_and_quit(tmp_path):
@@ -334,7 +335,8 @@ def test_the_default_opponent_plays_from_the_deepest_database_built_here(tmp_pat
     small = Rules(pits_per_side=3, seeds_per_pit=2)
     assert default_opponent() == parse(DEFAULT_AGENT) and default_opponent(small) == parse(DEFAULT_AGENT)
     result = awale("play", stdin="quit\n", env={"AWALE_CACHE": str(tmp_path)})
-    assert result.returncode == 0 and f"against {DEFAULT_AGENT};" in result.stdout
+    assert result.returncode == 0 and "against champion;" in result.stdout and f"settings: {DEFAULT_AGENT}" in " ".join(
+        result.stdout.split())
     assert "no endgame database is built here" in result.stderr and "endgame='25'" in result.stderr
     # A whole database counts, the deeper first; a file left by a stopped build does not.
     rules = Rules(pits_per_side=2, seeds_per_pit=7)  # 28 seeds: databases of 15 and 25 build at once

@@ -15,6 +15,9 @@ from conftest import awale
 
 # What a rating may say: a forced result with its margin, or the lead in seeds the referee foresees.
 WORDS = re.compile(r"(wins|loses)( by \d+)? with best play|about ([+−]\d+ seeds?|even)")
+# What a hint says to the player: where the move leaves them, in plain words.
+HINT = re.compile(r"with it, (you (win|lose)( by \d+)? with best play|you are about \d+ seeds? (ahead|behind)"
+                  r"|the game is about even)|the only legal move")
 # One spec of every agent family the command line offers, small enough for a test.
 FAMILIES = [
     "random", "greedy(eps=0.1)", "minimax(depth=2)", "minimax(depth=3, evaluation=True)", "flat(iterations=200)",
@@ -53,7 +56,7 @@ def test_hint_rates_in_words_for_every_agent_family(spec):
     session = Session(spec, side=0, seed=3)
     action, words = session.hint()
     assert action in session.game.legal_actions
-    assert WORDS.fullmatch(words), words
+    assert HINT.fullmatch(words), words
     session.play(action)
     ply, rating = session.reply()
     _no_encoding(rating)
@@ -61,7 +64,7 @@ def test_hint_rates_in_words_for_every_agent_family(spec):
     assert review.startswith(f"your last move, {'ABCDEF'[action]}"), review
     _no_encoding(review)
     _, words = session.hint()
-    assert WORDS.fullmatch(words), words
+    assert HINT.fullmatch(words), words
 
 
 def test_letters_follow_the_board():
@@ -85,7 +88,7 @@ def test_the_hint_and_the_thinking_line_read_as_words(tmp_path):
     done = awale("play", "minimax(depth=2)", "--color", "never", stdin="C\nhint\nquit\n", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     hint = next(line for line in done.stdout.splitlines() if "hint: " in line)
-    assert WORDS.search(hint) and "your last move, C" in done.stdout, done.stdout
+    assert HINT.search(hint) and "what minimax would play" in hint and "your last move, C" in done.stdout, done.stdout
     _no_encoding(done.stdout)
     assert "North (minimax) is thinking" in done.stdout
 
@@ -97,3 +100,30 @@ def test_save_checks_its_folder_before_the_game(tmp_path):
                  cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "made" / "g.json").is_file()
+
+
+def test_a_best_move_that_leaves_the_player_behind_says_the_position_was_already_worse():
+    from awale.play import session as module
+
+    class Rating:
+        values = {0: -3, 1: -3, 2: -5}
+        best = -3
+
+    session = Session("random", side=0, seed=1)
+    session.play(0)
+    original = module.rate
+    module.rate = lambda game: Rating()
+    try:
+        review = session.review()
+    finally:
+        module.rate = original
+    assert review == ("your last move, A, was the best there: the position was already worse, and it kept you where "
+                      "you were: you are about 3 seeds behind")
+
+
+def test_the_standing_speaks_to_the_player():
+    from awale.play.advice import standing
+
+    assert standing(WIN + 29) == "you win by 29 with best play" and standing(-WIN - 4) == "you lose by 4 with best play"
+    assert standing(3) == "you are about 3 seeds ahead" and standing(-1) == "you are about 1 seed behind"
+    assert standing(0) == "the game is about even"

@@ -93,7 +93,19 @@ def project(tmp_path_factory) -> Path:
     folder = _project(tmp_path_factory.mktemp("thesis"), _chapter())
     result = _sphinx(folder, "html")
     assert result.returncode == 0, result.stdout + result.stderr
+    log = folder / "_build" / "chapter-cells.csv"  # docs/_ext/kernel_watch.py's; a later build starts it anew
+    if log.exists():
+        shutil.copy(log, folder / "cells-of-the-html-build.csv")
     return folder
+
+
+def test_the_build_logs_each_cell_of_each_chapter(project):
+    import csv
+
+    rows = list(csv.DictReader((project / "cells-of-the-html-build.csv").open(encoding="utf-8")))
+    cells = [row for row in rows if row["chapter"] == "notebooks/01-flat"]
+    assert len(cells) == 3 and all(float(row["seconds"]) >= 0 for row in cells)  # its three code cells, hidden too
+    assert all(row["compiled"] == "" for row in cells)
 
 
 @pytest.fixture(scope="module")
@@ -175,11 +187,15 @@ def test_latex_numbers_and_references_the_same_way(project):
     assert (project / "_build" / "latex" / "notebooks_01-flat_4_0.pdf").exists(), "the board was not made a PDF"
     # Chapters, then the appendices; the bibliography is LaTeX's own, at the end, not an empty chapter.
     chapter, appendix = tex.index(r"\chapter{Flat Monte Carlo}"), tex.index(r"\chapter{How the thesis is written}")
-    assert chapter < tex.index(r"\appendix") < appendix
+    assert chapter < tex.index("\n\\appendix\n") < appendix
+    # The appendices number their tables and figures by their letter; the title page is designed, not dated.
+    assert r"\apptocmd{\appendix}{%" in tex and r"\renewcommand{\thetable}{\thechapter.\arabic{table}}" in tex
+    assert r"\begin{titlepage}" in tex and "Creative Commons Attribution 4.0" in tex and r"\today" not in tex
     assert r"\chapter{Bibliography}" not in tex and r"\begin{sphinxthebibliography}" in tex
     # The PDF to read keeps the code of the cells tagged "excerpt" only, and every output; "fullcode" keeps all.
-    def code(tex: str) -> str:  # the text of highlighted code, without Pygments' markup
-        return re.sub(r"\\PYG\{[^}]*\}\{([^}]*)\}", r"\1", tex)
+    def code(tex: str) -> str:  # the text of the code blocks, without Pygments' markup
+        blocks = "\n".join(re.findall(r"\\begin\{sphinxVerbatim\}.*?\\end\{sphinxVerbatim\}", tex, re.S))
+        return re.sub(r"\\PYG\{[^}]*\}\{([^}]*)\}", r"\1", blocks)
 
     assert "import awale" not in code(tex) and "axes.plot" in code(tex) and "the squares" in tex
     result = _sphinx(project, "latex", "-t", "fullcode", out="latex-full")

@@ -6,7 +6,15 @@ It fails on:
   of the code cell above it; an output whose code cell the PDF leaves out must keep its place (conf.py).  In the
   LaTeX source, every output so pulled up must follow a box (a code cell, or another output), not text;
 - a Jupyter prompt (``[12]:``) anywhere in the PDF's text (``pdftotext`` of poppler-utils);
-- more than MAX_OVERFULL overfull lines wider than the text by more than TOLERANCE_PT points (LaTeX's log).
+- more than MAX_OVERFULL overfull lines wider than the text by more than TOLERANCE_PT points (LaTeX's log);
+- any overfull page (``Overfull \vbox``) taller than the text by more than TOLERANCE_PT points: a table or a
+  figure that runs into the footer or off the page;
+- a ``nan`` or ``NaN`` in the text (pandas' missing value: a table writes "—");
+- a raw decimal of pandas or of Python: a number with five decimals or more ("15.500000") or in scientific
+  notation ("8.16e-19"; a p-value below 0.001 is written "< 0.001");
+- an orphan output: a cell's bare value (an ``Out`` of plain text, such as ``(924, 2)``) whose code the PDF leaves
+  out, so that nothing says what it is.  The notebooks as the build ran them are read from the doctrees
+  (``_build/doctrees/nbsphinx``); a printed line, a table or a picture is not a bare value.
 
 Usage: python tools/check_pdf.py _build/latex/awale-mcts.pdf   (the .tex and .log beside it are read too)
 """
@@ -14,6 +22,7 @@ Usage: python tools/check_pdf.py _build/latex/awale-mcts.pdf   (the .tex and .lo
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -33,8 +42,14 @@ _STRUCTURE = re.compile(
 _BOX_END = re.compile(r"^\\end\{(sphinxVerbatim|nbsphinxfancyoutput|sphinxadmonition)\}")
 _PROMPT = re.compile(r"(?m)^\s*\[\d+\]:")
 _OVERFULL = re.compile(r"^Overfull \\hbox \(([\d.]+)pt too wide\) (.*)$", re.MULTILINE)
+_OVERFULL_PAGE = re.compile(r"^Overfull \\vbox \(([\d.]+)pt too high\) (.*)$", re.MULTILINE)
+_NAN = re.compile(r"(?<![\w.])(?:nan|NaN|NAN)(?![\w(])")
+# Five decimals or more, or a mantissa and an exponent; not inside a word, a version, a hash or a DOI
+# (doi:10.32614/RJ-2010-008).
+_RAW_DECIMAL = re.compile(r"(?<![\w.:/])\d+\.\d{5,}(?![\w./])|(?<![\w.:/])\d(?:\.\d+)?e[-+]\d{1,3}(?![\w./])")
+EXCERPT_TAG = "excerpt"  # conf.py: the code cells the PDF keeps
 
-__all__ = ["clipped_lines", "prompts", "overfull", "main"]
+__all__ = ["clipped_lines", "prompts", "overfull", "overfull_pages", "raw_numbers", "orphan_outputs", "main"]
 
 
 def clipped_lines(tex: str) -> list[str]:
@@ -51,12 +66,64 @@ def clipped_lines(tex: str) -> list[str]:
     return found
 
 
-def prompts(pdf: Path) -> list[str]:
+def pdf_text(pdf: Path) -> str:
+    """The PDF's text, its pages separated by form feeds (pdftotext of poppler-utils)."""
+    return subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
+
+
+def prompts(text: str) -> list[str]:
     """Jupyter prompts in the PDF's text, with their page numbers."""
-    text = subprocess.run(["pdftotext", "-layout", str(pdf), "-"], capture_output=True, text=True, check=True).stdout
     found = []
     for number, page in enumerate(text.split("\f"), start=1):
         found += [f"page {number}: {line.strip()[:60]!r}" for line in page.splitlines() if _PROMPT.match(line)]
+    return found
+
+
+def raw_numbers(text: str) -> list[str]:
+    """``nan`` and raw decimals in the PDF's text, with their page numbers and the line they are on."""
+    found = []
+    for number, page in enumerate(text.split("\f"), start=1):
+        for line in page.splitlines():
+            for pattern, what in ((_NAN, "nan"), (_RAW_DECIMAL, "a raw decimal")):
+                for match in pattern.finditer(line):
+                    found.append(f"page {number}: {what} {match.group(0)!r} in {' '.join(line.split())[:70]!r}")
+    return found
+
+
+def overfull_pages(log: str, tolerance: float = TOLERANCE_PT) -> list[tuple[float, str]]:
+    """Pages whose content is taller than the text block by more than ``tolerance`` points, tallest first."""
+    found = []
+    for match in _OVERFULL_PAGE.finditer(log):
+        page = re.search(r"\[(\d+)", log[match.end():match.end() + 4000])  # the page LaTeX ships next
+        found.append((float(match.group(1)), f"on the page numbered {page.group(1)}" if page else match.group(2).strip()))
+    return sorted((item for item in found if item[0] > tolerance), reverse=True)
+
+
+def orphan_outputs(executed: Path, full_code: bool = False) -> list[str]:
+    """Bare values the PDF shows without their code: plain-text results of the cells not tagged "excerpt".
+
+    ``executed`` holds the notebooks as nbsphinx ran them (``_build/doctrees/nbsphinx``).
+    """
+    found = []
+    if full_code:
+        return found
+    for notebook in sorted(executed.rglob("*.ipynb")):
+        cells = json.loads(notebook.read_text(encoding="utf-8")).get("cells", [])
+        for number, cell in enumerate(cells, start=1):
+            if cell.get("cell_type") != "code" or EXCERPT_TAG in cell.get("metadata", {}).get("tags", []):
+                continue
+            if "remove-output" in cell.get("metadata", {}).get("tags", []):
+                continue
+            if cell.get("metadata", {}).get("nbsphinx") == "hidden":
+                continue
+            for output in cell.get("outputs", []):
+                if output.get("output_type") != "execute_result":
+                    continue
+                kinds = set(output.get("data", {}))
+                if kinds <= {"text/plain"}:
+                    value = "".join(output["data"].get("text/plain", "")).strip()
+                    found.append(f"{notebook.relative_to(executed).with_suffix('')} cell {number}: "
+                                 f"{' '.join(value.split())[:50]!r}")
     return found
 
 
@@ -73,10 +140,23 @@ def overfull(log: str, tolerance: float = TOLERANCE_PT) -> list[tuple[float, str
     return sorted(((points, place) for place, points in widest.items() if points > tolerance), reverse=True)
 
 
+def _grouped(raw: list[str]) -> list[str]:
+    """The raw numbers a page at a time: how many, and the first line that holds one."""
+    pages: dict[str, list[str]] = {}
+    for item in raw:
+        page, rest = item.split(": ", 1)
+        pages.setdefault(page, []).append(rest)
+    return [f"pandas' or Python's raw output, {page}: {len(found)} ({found[0]}"
+            + (f"; and {len(found) - 1} more)" if len(found) > 1 else ")") for page, found in pages.items()]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("pdf", type=Path, help="the PDF, beside its .tex and .log, e.g. _build/latex/awale-mcts.pdf")
     parser.add_argument("--max-overfull", type=int, default=MAX_OVERFULL, help=f"default {MAX_OVERFULL}")
+    parser.add_argument("--executed", type=Path, default=None,
+                        help="the notebooks as the build ran them (default: doctrees/nbsphinx beside the PDF's folder)")
+    parser.add_argument("--full-code", action="store_true", help="the PDF keeps every code cell (make pdf-full)")
     args = parser.parse_args(argv)
     tex_path, log_path = args.pdf.with_suffix(".tex"), args.pdf.with_suffix(".log")
     for path in (args.pdf, tex_path, log_path):
@@ -89,16 +169,28 @@ def main(argv: list[str] | None = None) -> int:
     problems = []
     clipped = clipped_lines(tex_path.read_text(encoding="utf-8"))
     problems += [f"an output covers the last line of the text before it: ...{line}" for line in clipped]
-    shown = prompts(args.pdf)
+    text = pdf_text(args.pdf)
+    shown = prompts(text)
     problems += [f"a Jupyter prompt in the text, {where}" for where in shown]
-    boxes = overfull(log_path.read_text(encoding="utf-8", errors="replace"))
+    raw = raw_numbers(text)
+    problems += _grouped(raw)
+    log = log_path.read_text(encoding="utf-8", errors="replace")
+    pages = overfull_pages(log)
+    problems += [f"a page's content runs past the text by {points:.1f} pt {where} (a table or figure into the "
+                 "footer: a longtable, narrower columns or a smaller picture)" for points, where in pages]
+    executed = args.executed or args.pdf.parent.parent / "doctrees" / "nbsphinx"
+    orphans = orphan_outputs(executed, args.full_code) if executed.is_dir() else []
+    problems += [f"an output without its code (print it with words, tag the cell 'excerpt', or end the cell "
+                 f"with ';'): {where}" for where in orphans]
+    boxes = overfull(log)
     if len(boxes) > args.max_overfull:
         problems.append(f"{len(boxes)} overfull lines wider than the text by more than {TOLERANCE_PT:g} pt "
                         f"(at most {args.max_overfull}); the widest:")
         problems += [f"  {points:.1f} pt {where}" for points, where in boxes[:10]]
     for problem in problems:
         print(f"check-pdf: {problem}")
-    print(f"check-pdf: {args.pdf}: {len(clipped)} covered lines, {len(shown)} prompts, {len(boxes)} overfull lines "
+    print(f"check-pdf: {args.pdf}: {len(clipped)} covered lines, {len(shown)} prompts, {len(raw)} raw numbers or nan, "
+          f"{len(orphans)} outputs without their code, {len(pages)} overfull pages, {len(boxes)} overfull lines "
           f"over {TOLERANCE_PT:g} pt (at most {args.max_overfull}): {'FAILED' if problems else 'ok'}")
     return 1 if problems else 0
 

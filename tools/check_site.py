@@ -19,7 +19,7 @@ launches that browser and downloads none).  A page fails on:
 - a picture whose alt text is not plain words (raw LaTeX such as ``\\varepsilon``);
 - a chapter longer than 300 lines of code that does not start with its code folded (for a reader who has not
   chosen), or one shorter that does;
-- the title page or the first chapter without a link to the page "Play against the program in the browser" on
+- the title page or the first chapter without a link to the page "Play in the browser" on
   its first screen (1280×800).
 
 Every page is opened twice: served by a web server on 127.0.0.1, and from disk (file://), as a reader of a

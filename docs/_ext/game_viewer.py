@@ -51,7 +51,7 @@ def _data(game) -> str:
 
 def _viewer(game) -> str:
     """The HTML of one viewer."""
-    from awale.core.record import margin_text
+    from awale.play.match import score_text
 
     attributes = " ".join(
         f'data-{key}="{html.escape(str(value))}"'
@@ -59,7 +59,7 @@ def _viewer(game) -> str:
                            ("seed", game.seed), ("rules", game.rules_text))
     )
     final = game.plies[-1] if game.plies else None
-    result = f"{margin_text(final.game)} ({final.ending})" if final and final.game.game_finished else ""
+    result = f"{score_text(final.game.captures, final.game.winner)} ({final.ending})" if final and final.game.game_finished else ""
     moves = "".join(
         f'<li><button type="button" data-ply="{p.number}" title="ply {p.number}: {_PLAYERS[p.player]}">'
         f"{html.escape(p.label)}{f' ×{p.captured}' if p.captured else ''}</button></li>"
@@ -95,7 +95,7 @@ class GameViewer(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from awale.experiments import showcase
         from awale.experiments.showcase import pick_games
-        from awale.core.record import margin_text
+        from awale.play.match import score_text
 
         relative = self.options.get("store", "data/experiments.sqlite")
         store = Path(self.env.app.confdir) / relative
@@ -112,7 +112,7 @@ class GameViewer(SphinxDirective):
             section = nodes.section(ids=[f"game-{index}"])
             section += nodes.title(text=game.pick.title)
             final = game.plies[-1]
-            outcome = f"{margin_text(final.game)} ({final.ending})" if final.game.game_finished else "unfinished"
+            outcome = f"{score_text(final.game.captures, final.game.winner)} ({final.ending})" if final.game.game_finished else "unfinished"
             players = (f"{game.south} (South) against {game.north} (North), seed {game.seed} of the experiment "
                        f"{game.experiment}: {outcome}, after {len(game.plies)} plies.")
             section += nodes.paragraph(text=f"{game.pick.about} {players}" if game.pick.about else players)

@@ -13,9 +13,12 @@
 
   function marginText(game) {
     const [south, north] = game.captures;
-    if (game.winner === null) return `a draw, ${south}-${north}`;
+    // Each number beside its side, the winner's first (awale.play.match.score_text).
+    if (game.winner === null) return `a draw: South ${south}, North ${north}`;
+    const [mine, theirs] = game.winner === 0 ? [south, north] : [north, south];
     const margin = Math.abs(south - north);
-    return `${PLAYERS[game.winner]} wins ${south}-${north}, by ${margin} seed${margin === 1 ? "" : "s"}`;
+    return `${PLAYERS[game.winner]} wins by ${margin} seed${margin === 1 ? "" : "s"}: ` +
+      `${PLAYERS[game.winner]} ${mine}, ${PLAYERS[1 - game.winner]} ${theirs}`;
   }
 
   function plyText(ply, n) {

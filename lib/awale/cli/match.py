@@ -29,10 +29,10 @@ def add(commands: Any) -> None:
 def run_match(args: argparse.Namespace) -> int:
     from ..core.game import Game
     from ..core.render import pit_label
-    from ..play.match import play
+    from ..play.match import play, score_text, shown_spec
 
     record = play(args.south, args.north, seed=args.seed, clock=args.clock)
-    print(f"South: {record.south}\nNorth: {record.north}\nseed {record.seed}")
+    print(f"South: {shown_spec(record.south)}\nNorth: {shown_spec(record.north)}\nseed {record.seed}")
     if args.show:
         game = Game(record.rules)
         print(f"\n{game}")
@@ -42,10 +42,12 @@ def run_match(args: argparse.Namespace) -> int:
             game, captured, _ = game.step(action)
             took = f", captures {captured}" if captured else ""
             print(f"\nply {ply}: {('South', 'North')[player]} plays {pit_label(player * n + action, n)}{took}\n{game}")
-    outcome = "draw" if record.winner is None else f"{('South', 'North')[record.winner]} wins"
+    outcome = score_text(record.score, record.winner)
     if record.flagged is not None:
-        outcome += f" on time ({('South', 'North')[record.flagged]} ran out of time)"
-    print(f"\n{outcome} {record.score[0]}-{record.score[1]} after {record.plies} plies")
+        loser = ("South", "North")[record.flagged]
+        outcome = (f"{('South', 'North')[1 - record.flagged]} wins on time ({loser} ran out of time); "
+                   f"the captures then: South {record.score[0]}, North {record.score[1]}")
+    print(f"\n{outcome} ({record.plies} pl{'y' if record.plies == 1 else 'ies'})")
     if args.clock is not None:
         print(f"time used: South {record.south_seconds:.2f} s, North {record.north_seconds:.2f} s "
               f"of {args.clock} each")

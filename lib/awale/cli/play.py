@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import Any
+import sys
+from typing import Any, Callable
 
 from .. import DEFAULT_AGENT
 from .arguments import Failure, agent_spec, info, integer, rules_value
 
-__all__ = ["add"]
+__all__ = ["add", "quiet_on_closed_pipe"]
 
 
 def add(commands: Any) -> None:
@@ -36,9 +37,14 @@ def add(commands: Any) -> None:
     again = commands.add_parser(
         "replay",
         help="show a saved game ply by ply",
-        description="Print every position of a game saved by play --save.",
+        description="Print every position of a game saved by play --save, or one of them (--ply), or one "
+        "at a time (--step: Enter shows the next, q stops).",
     )
     again.add_argument("file", metavar="FILE", help="a game file written by play --save")
+    shown = again.add_mutually_exclusive_group()
+    shown.add_argument("--step", action="store_true", help="wait for Enter after each position (q stops)")
+    shown.add_argument("--ply", type=integer(0, "--ply"), default=None, metavar="N",
+                       help="show only the position after ply N (0: the start)")
     _add_colour(again)
     again.set_defaults(handler=run_replay)
 
@@ -83,7 +89,20 @@ def run_replay(args: argparse.Namespace) -> int:
     from ..play.terminal import replay_terminal
 
     try:
-        return replay_terminal(args.file, colour=args.color)
+        return quiet_on_closed_pipe(replay_terminal, args.file, colour=args.color, step=args.step, ply=args.ply)
     except UnicodeDecodeError:
         raise Failure(f"{args.file} is not a game file: it is not text (a game file is JSON, written by play --save)"
                       ) from None
+
+
+def quiet_on_closed_pipe(function: Callable[..., int], *args: Any, **kwargs: Any) -> int:
+    """Run a command that prints; when its reader stops early (``replay game.json | head``), end quietly.
+
+    The rest of the output goes to the null device, so that Python's last flush at exit finds no closed pipe.
+    """
+    try:
+        return function(*args, **kwargs)
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 0

@@ -20,7 +20,7 @@ from typing import Dict, Optional
 from ..core.game import Game
 from ..search.alphabeta import WIN, AlphaBeta
 
-__all__ = ["RATING_NODES", "Rating", "rate", "in_words", "seeds"]
+__all__ = ["RATING_NODES", "Rating", "rate", "in_words", "standing", "seeds"]
 
 #: Positions the referee may visit for one rating: a tenth of a second or so, and the same rating everywhere.
 RATING_NODES = 1_000_000
@@ -72,6 +72,22 @@ def in_words(value: int) -> str:
         return "about even"
     sign = "+" if value > 0 else "−"
     return f"about {sign}{seeds(abs(value))}"
+
+
+def standing(value: int) -> str:
+    """Where a move leaves its player, in a clause addressed to them: a forced result, or the lead in captured
+    seeds that best play on both sides leads to, as far as the referee sees.
+
+    >>> standing(WIN + 29), standing(-WIN - 4), standing(3), standing(-1), standing(0)
+    ('you win by 29 with best play', 'you lose by 4 with best play', 'you are about 3 seeds ahead', 'you are about 1 seed behind', 'the game is about even')
+    """
+    if value >= WIN:
+        return f"you win by {value - WIN} with best play" if value > WIN else "you win with best play"
+    if value <= -WIN:
+        return f"you lose by {-value - WIN} with best play" if value < -WIN else "you lose with best play"
+    if value == 0:
+        return "the game is about even"
+    return f"you are about {seeds(abs(value))} {'ahead' if value > 0 else 'behind'}"
 
 
 def rate(game: Game, nodes: int = RATING_NODES) -> Rating:

@@ -21,7 +21,50 @@ from ..core.clock import Clock
 from ..core.game import PLAYERS, Game, IllegalActionError
 from ..core.rules import Rules, as_rules
 
-__all__ = ["MatchRecord", "play", "fresh_agents", "warm_up", "Clock"]
+__all__ = ["MatchRecord", "play", "fresh_agents", "warm_up", "Clock", "score_text", "shown_spec"]
+
+#: The parameters that bound a search, in the order a spec shown with its budget names them.
+_BUDGETS = ("iterations", "depth", "nodes", "time")
+
+
+def score_text(score: Tuple[int, int], winner: Optional[int]) -> str:
+    """A finished game's result with each number beside its side, the winner's first.
+
+    >>> score_text((4, 29), 1), score_text((24, 24), None)
+    ('North wins by 25 seeds: North 29, South 4', 'a draw: South 24, North 24')
+    """
+    south, north = (int(value) for value in score)
+    if winner is None:
+        return f"a draw: South {south}, North {north}"
+    mine, theirs = (south, north) if winner == 0 else (north, south)
+    margin = abs(mine - theirs)
+    return (f"{PLAYERS[winner]} wins by {margin} seed{'s' if margin != 1 else ''}: "
+            f"{PLAYERS[winner]} {mine}, {PLAYERS[1 - winner]} {theirs}")
+
+
+def shown_spec(spec: Union[str, Agent]) -> str:
+    """An agent's spec as a line of a match shows it: with its budget, the default one written out if the spec
+    gives none, so that both sides read alike ("minimax(depth=4)" beside "uct(iterations=2000)").
+
+    >>> shown_spec("minimax"), shown_spec("uct(iterations=2000)"), shown_spec("greedy")
+    ('minimax(depth=4)', 'uct(iterations=2000)', 'greedy')
+    """
+    try:
+        agent = parse(spec)
+    except (ValueError, TypeError):
+        return str(spec)
+    text = agent.spec
+    names = {param.name for param in getattr(type(agent), "params", ())}
+    if any(f"{name}=" in text for name in _BUDGETS if name in names):
+        return text
+    for name in _BUDGETS:
+        value = getattr(agent, "budget_iterations", None) if name == "iterations" else None
+        if name in names and value is None:
+            value = getattr(agent, name, None)
+        if name in names and value is not None and not isinstance(value, bool):
+            inner = text[text.index("(") + 1:-1] if text.endswith(")") else ""
+            return f"{agent.name}({name}={value!r}{', ' + inner if inner else ''})"
+    return text
 
 
 @dataclasses.dataclass(frozen=True)

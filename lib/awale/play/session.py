@@ -31,7 +31,7 @@ from ..core.record import Ply, describe
 from ..core.render import label_pit, pit_label
 from ..core.rules import Rules, as_rules
 from ..search.alphabeta import EVAL_SCALE, WIN
-from .advice import in_words, rate
+from .advice import WIN, in_words, rate, standing
 
 __all__ = ["DEFAULT_AGENT", "Session", "estimate", "parse_move"]
 
@@ -180,7 +180,7 @@ class Session:
         action = self._adviser.act(game)
         if len(game.legal_actions) == 1:
             return action, "the only legal move"
-        return action, rate(game).words(action)
+        return action, f"with it, {standing(rate(game).values[action])}"
 
     def review(self) -> str:
         """The human's last move in words, beside the best move of that position ("" before their first move)."""
@@ -194,11 +194,19 @@ class Session:
             return f"{head}, was the only legal move"
         rating = rate(before)
         n = self.rules.pits_per_side
-        if rating.values[ply.action] == rating.best:
-            return f"{head}: {rating.words(ply.action)}, the best there"
-        best = min(action for action, value in rating.values.items() if value == rating.best)
-        return (f"{head}: {rating.words(ply.action)}; the best there, "
-                f"{pit_label(self.side * n + best, n)}: {rating.words(best)}")
+        value = rating.values[ply.action]
+        if value == rating.best:
+            head += ", was the best there"
+            if value <= -WIN:
+                return f"{head}, but every move there lost: {standing(value)}"
+            if -WIN < value < 0:
+                return f"{head}: the position was already worse, and it kept you where you were: {standing(value)}"
+            if value == 0:
+                return f"{head}: it kept the game about even"
+            return f"{head}: with it, {standing(value)}"
+        best = min(action for action, each in rating.values.items() if each == rating.best)
+        return (f"{head}: with it, {standing(value)}; {pit_label(self.side * n + best, n)} was better: with it, "
+                f"{standing(rating.best)}")
 
     def undo(self) -> bool:
         """Take back the human's last move and the reply to it; False if the human has not moved yet."""

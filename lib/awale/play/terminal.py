@@ -27,9 +27,10 @@ from .. import DEFAULT_AGENT
 from ..agents import Agent
 from ..core.game import PLAYERS, Game
 from ..core.gamefile import load_game
-from ..core.record import Ply, margin_text, replay
+from ..core.record import Ply, replay
 from ..core.render import board_text, boxes_fit, pit_label
 from ..core.rules import Rules, rules_to_text
+from .match import score_text
 from .session import Session, parse_move
 
 __all__ = ["default_opponent", "play_terminal", "replay_terminal", "use_colour"]
@@ -56,9 +57,10 @@ def default_opponent(rules: Optional[Rules] = None) -> Agent:
 
 _HELP = """\
 Enter a move as a pit of yours: its letter on the board ({letters}) or its number from your left (1 to {n}).
-  hint   what {agent} would play here, what that move and your last one are worth:
-         "wins by 29 with best play", "loses", or "about +3 seeds" (your lead in captured
-         seeds after the best play a search of a million positions sees)
+  hint   the move {agent} would play in your place, where it leaves you ("you are about
+         3 seeds behind", "you win by 4 with best play"), and what your last move did. The
+         seeds are your lead in captures once both sides play their best, as a search of a
+         million positions sees it: an estimate, which can move as the game goes on.
   undo   take back your last move (and the reply to it)
   help   this text
   quit   stop (the game is saved first if --save was given)
@@ -97,7 +99,21 @@ def _ply_text(ply: Ply) -> str:
 
 
 def _result_text(game: Game, ending: str) -> str:
-    return f"Game over ({ending}): {margin_text(game)}."
+    return f"Game over ({ending}): {score_text(game.captures, game.winner)}."
+
+
+def _plies(count: int) -> str:
+    return f"{count} ply" if count == 1 else f"{count} plies"
+
+
+def screen_lines(text: str, width: Optional[int] = None) -> str:
+    """``text`` wrapped at spaces to the terminal's width (at most 100), a long spec never cut inside a word."""
+    import shutil
+    import textwrap
+
+    width = width or min(shutil.get_terminal_size((100, 24)).columns, 100)
+    return textwrap.fill(text, width=max(width, 40), subsequent_indent="  ", break_long_words=False,
+                         break_on_hyphens=False)
 
 
 # --------------------------------------------------------------------------- the terminal game
@@ -149,7 +165,10 @@ def play_terminal(
     stdin = sys.stdin if stdin is None else stdin
     term = _Terminal(sys.stdout if stdout is None else stdout, colour)
     session = Session(agent, side, rules, seed)
-    term.say(f"You play {PLAYERS[side]} against {session.agent.spec}; South moves first. Type help for the commands.")
+    spec = session.agent.spec
+    term.say(f"You play {PLAYERS[side]} against {short_name(spec)}; South moves first. Type help for the commands.")
+    if spec != short_name(spec):
+        term.say(screen_lines(f"{PLAYERS[1 - side]}'s settings: {spec}"))
     term.board(session.game, None)
     try:
         _loop(session, stdin, term)
@@ -184,10 +203,10 @@ def _loop(session: Session, stdin: IO[str], term: _Terminal) -> None:
             break
         if command in ("help", "h", "?"):
             letters = f"{pit_label(side * n, n)}-{pit_label(side * n + n - 1, n)}"
-            term.say(_HELP.format(letters=letters, n=n, agent=spec))
+            term.say(_HELP.format(letters=letters, n=n, agent=name))
         elif command == "hint":
             action, rating = session.hint()
-            term.say(f"hint: {pit_label(side * n + action, n)}" + (f", {rating}" if rating else ""))
+            term.say(f"hint: {pit_label(side * n + action, n)}, what {name} would play" + (f"; {rating}" if rating else ""))
             review = session.review()
             if review:
                 term.say(review)
@@ -214,24 +233,58 @@ def _finish(session: Session, term: _Terminal, save: Optional[Union[str, os.Path
         verdict = "a draw" if game.winner is None else "you win" if game.winner == session.side else "you lose"
         term.say(f"{_result_text(game, session.last.ending)} ({verdict})")
     else:
-        term.say(f"stopped after {game.plies} plies")
+        term.say(f"stopped after {_plies(game.plies)}")
     if save is not None:
         session.save(save)
         term.say(f"saved to {save}: replay it with python -m awale replay {save}")
 
 
-def replay_terminal(path: Union[str, os.PathLike], stdout: Optional[IO[str]] = None, colour: str = "auto") -> int:
-    """Print a saved game ply by ply (see :func:`awale.core.gamefile.load_game`); returns 0."""
+def replay_terminal(
+    path: Union[str, os.PathLike],
+    stdout: Optional[IO[str]] = None,
+    colour: str = "auto",
+    step: bool = False,
+    ply: Optional[int] = None,
+    stdin: Optional[IO[str]] = None,
+) -> int:
+    """Print a saved game ply by ply (see :func:`awale.core.gamefile.load_game`); returns 0.
+
+    Args:
+        step: wait for Enter after each position (``q`` stops), reading ``stdin``.
+        ply: print only the position after that ply (0: the starting position).
+
+    Raises:
+        ValueError: ``ply`` is not a ply of the game.
+    """
     term = _Terminal(sys.stdout if stdout is None else stdout, colour)
+    stdin = sys.stdin if stdin is None else stdin
     record = load_game(path)
-    term.say(f"South: {record.south}\nNorth: {record.north}\nrules: {rules_to_text(record.rules)}")
     game = Game(record.rules)
-    term.board(game, None)
     plies = replay(record.moves, record.rules)
-    for ply in plies:
-        term.board(ply.game, ply)
+    if ply is not None and not 0 <= ply <= len(plies):
+        raise ValueError(f"--ply {ply}: the game has {_plies(len(plies))}; give 0 (the start) to {len(plies)}")
+    term.say(f"South: {record.south}\nNorth: {record.north}\nrules: {rules_to_text(record.rules)}")
+    if ply is not None:
+        shown = plies[ply - 1] if ply else None
+        term.board(shown.game if shown else game, shown)
+        term.say(f"ply {ply} of {len(plies)}")
+        return 0
+    term.board(game, None)
+    for number, each in enumerate(plies, start=1):
+        if step and not _next(term, stdin, number, len(plies)):
+            return 0
+        term.board(each.game, each)
     if plies and plies[-1].game.game_finished:
         term.say(_result_text(plies[-1].game, plies[-1].ending))
     else:
-        term.say(f"unfinished after {len(plies)} plies: {PLAYERS[(plies[-1].game if plies else game).current_player]} to move")
+        term.say(f"unfinished after {_plies(len(plies))}: "
+                 f"{PLAYERS[(plies[-1].game if plies else game).current_player]} to move")
     return 0
+
+
+def _next(term: _Terminal, stdin: IO[str], number: int, total: int) -> bool:
+    """``replay --step``: wait for Enter before ply ``number``; False when the reader types q or input ends."""
+    term.out.write(f"[Enter: ply {number} of {total}, q: stop] ")
+    term.out.flush()
+    line = stdin.readline()
+    return bool(line) and line.strip().lower() not in ("q", "quit")

@@ -22,8 +22,8 @@ import ipywidgets as widgets
 
 from ..agents import Agent
 from ..core.game import PLAYERS
+from .match import score_text
 from .session import DEFAULT_AGENT, Session, parse_move
-from ..core.record import margin_text
 from ..core.render import SVG, pit_label
 from ..core.rules import Rules
 
@@ -133,7 +133,7 @@ class PlayBoard(widgets.VBox):
         if thinking:
             status = f"{PLAYERS[1 - session.side]} is thinking..."
         elif game.game_finished:
-            status = f"Game over ({last.ending}): {margin_text(game)}."
+            status = f"Game over ({last.ending}): {score_text(game.captures, game.winner)}."
         else:
             status = f"{PLAYERS[game.current_player]} to move."
         self._status.value = f"{self._message} <b>{status}</b>"
