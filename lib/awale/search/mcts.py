@@ -388,12 +388,12 @@ class SearchTree:
             mean=None if best is None else best.mean, proven="" if best is None else best.proven,
         ))
 
-    def run_for(self, seconds: float, stop: Optional[threading.Event] = None) -> int:
+    def run_for(self, seconds: float, stop: Optional[threading.Event] = None, iterations: Optional[int] = None) -> int:
         """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran.
 
         The tree grows as needed, up to :attr:`node_limit` nodes and
         :data:`MAX_VISITS` visits: the search stops early when it is full
-        (or when ``stop`` is set).
+        (or when ``stop`` is set, or after ``iterations`` iterations if given: the first limit reached).
         """
         self._began = time.perf_counter()
         deadline = self._began + seconds
@@ -401,6 +401,8 @@ class SearchTree:
         limit = self.node_limit
         while time.perf_counter() < deadline and not self.proven_root:
             room = min(limit - self.used, MAX_VISITS - self.root_visits)
+            if iterations is not None:
+                room = min(room, iterations - done)
             size = min(chunk, room)
             if size <= 0:
                 break

@@ -390,11 +390,14 @@ class RootForest:
         self._report(began)
         return done
 
-    def run_for(self, seconds: float) -> int:
-        """Search every tree for about ``seconds`` seconds, side by side; return the iterations run."""
+    def run_for(self, seconds: float, iterations: Optional[int] = None) -> int:
+        """Search every tree for about ``seconds`` seconds, side by side (and, if given, for at most
+        ``iterations`` iterations in all, shared out as :meth:`run` shares them); return the iterations run."""
         stop = threading.Event()
         began = time.perf_counter()
-        done = sum(_in_threads([(lambda t=tree: t.run_for(seconds, stop)) for tree in self.trees], stop.set))
+        shares = [None] * self.threads if iterations is None else self._split(iterations)
+        done = sum(_in_threads([(lambda t=tree, k=share: t.run_for(seconds, stop, k))
+                                for tree, share in zip(self.trees, shares)], stop.set))
         self._report(began)
         return done
 
