@@ -322,6 +322,53 @@ def test_go_movetime_spends_the_whole_time():
         assert time.perf_counter() - start >= 0.27
 
 
+@pytest.mark.parametrize("spec", ["champion(book=False, quiescence=0)", "uct(iterations=300)", "greedy"])
+def test_go_ponder_searches_until_ponderhit_or_stop_and_answers_once(spec):
+    server, out = engine(spec)
+    server.handle("isready")
+    done = out.wait("readyok")
+    server.handle("position startpos moves C d A")
+    server.handle("go ponder nodes 500")
+    time.sleep(0.2)
+    assert not [line for line in out.lines[done:] if line.startswith("bestmove")]  # pondering: no answer yet
+    server.handle("ponderhit")
+    hit = out.wait("bestmove", done + 1)
+    server.handle("go ponder movetime 50")
+    time.sleep(0.1)
+    stopped = time.perf_counter()
+    server.handle("stop")
+    answered = out.wait("bestmove", hit + 1)
+    assert out.times[answered] - stopped < 0.2  # 50 ms asked; the stop reaches the kernels in microseconds
+    server.handle("go ponder infinite")
+    time.sleep(0.05)
+    server.handle("ponderhit")
+    time.sleep(0.1)
+    assert not [line for line in out.lines[answered + 1:] if line.startswith("bestmove")]  # infinite: until stop
+    server.handle("stop")
+    last = out.wait("bestmove", answered + 1)
+    server.handle("ponderhit")  # nothing pondered: said, and ignored
+    server.handle("isready")
+    out.wait("readyok", last + 1)
+    assert [line for line in out.lines if line.startswith("bestmove")] == [out.lines[i] for i in (hit, answered, last)]
+    assert "info string ponderhit: no search is pondering; line ignored" in out.lines
+
+
+def test_every_go_is_answered_even_a_go_that_cannot_be_read():
+    server, out = engine("greedy")
+    server.handle("go movetime soon")
+    done = out.wait("bestmove")
+    assert out.lines[0].startswith("info string go: movetime needs a whole number")
+    assert out.lines[done].split()[1] in "ABCDEF"
+
+
+def test_a_book_move_is_said_with_its_line():
+    server, out = engine("champion(nodes=1000)")
+    server.handle("go")
+    done = out.wait("bestmove")
+    assert out.lines[:done] == ["info string book move", f"info depth 0 nodes 0 nps 0 time {out.lines[1].split()[-3]} "
+                                f"pv {out.lines[done].split()[1]}"]
+
+
 def test_go_in_a_finished_game_answers_none():
     server, out = engine("greedy")
     actions, end = _random_line(3, plies=1000)

@@ -555,6 +555,7 @@ class EngineServer:
                     with search.lock:
                         hit = search.state == "hit"
                         if hit:  # the go's limits, from the ponderhit on
+                            search.woken.clear()  # a go ponder infinite still waits for its stop
                             search.control.clear()
                             search.started = time.perf_counter()
                             search.state = "searching"
