@@ -12,6 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import champion  # noqa: E402
 import endgame  # noqa: E402
 import evaluation  # noqa: E402
+import limits  # noqa: E402
 import mcts  # noqa: E402
 import parallel  # noqa: E402
 import playouts  # noqa: E402
@@ -25,6 +26,7 @@ BENCHMARKS = {
     "endgame": lambda args: endgame.run(),
     "evaluation": lambda args: evaluation.run(),
     "champion": lambda args: champion.run(games=args.games),
+    "limits": lambda args: limits.run(),
 }
 
 

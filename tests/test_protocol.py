@@ -15,7 +15,7 @@ from awale import DEFAULT_AGENT, Game, Rules
 from awale.agents import parse
 from awale.core.control import SearchControl
 from awale.play.protocol import (
-    EngineServer, Go, IsReady, NewGame, Position, ProtocolError, Quit, SetOption, Stop, Uci, line_text,
+    EngineServer, Go, IsReady, NewGame, PonderHit, Position, ProtocolError, Quit, SetOption, Stop, Uci, line_text,
     parse_command, read_line,
 )
 
@@ -68,6 +68,7 @@ def engine(spec="uct(iterations=200)"):
     ("position board 4 4 4 4 4 4 4 4 4 4 4 4 0 0 north moves a",
      Position(((4,) * 12, (0, 0), 1), "a")),
     ("go", Go()), ("go infinite", Go(infinite=True)), ("go movetime 250", Go(movetime=250)),
+    ("go ponder movetime 100 depth 127", Go(movetime=100, depth=127, ponder=True)), ("ponderhit", PonderHit()),
     ("go nodes 5000 depth 6", Go(nodes=5000, depth=6)),
     ("go wtime 60000 btime 59000 winc 500 binc 500 movestogo 20",
      Go(wtime=60000, btime=59000, winc=500, binc=500, movestogo=20)),
@@ -77,7 +78,7 @@ def test_each_command_is_read_into_its_value(line, command):
 
 
 @pytest.mark.parametrize("line, words", [
-    ("", "empty"), ("ucix", "unknown command"), ("uci now", "takes nothing"), ("go ponder", "unknown limit"),
+    ("", "empty"), ("ucix", "unknown command"), ("uci now", "takes nothing"), ("go mate 3", "unknown limit"),
     ("go movetime", "needs a number"), ("go movetime soon", "whole number"), ("go movetime 0", "from 1"),
     ("go nodes -5", "from 1"), ("go depth 10000000000000", "from 1"), ("setoption Hash 5", "needs a name"),
     ("setoption name", "needs a name"), ("position", "startpos or board"), ("position fen x", "startpos or board"),
@@ -153,14 +154,21 @@ def test_uci_names_the_engine_and_lists_its_settings():
     assert out.lines[0] == "id name awale 0.1.0 champion(nodes=1000)"
     assert out.lines[1].startswith("id author ")
     options = {line.split()[2]: line for line in out.lines if line.startswith("option name ")}
-    for name in ("Spec", "Seed", "Threads", "Hash", "Endgame", "TimeManager", "Rules", "quiescence", "weights"):
+    for name in ("Spec", "Seed", "Threads", "Hash", "Endgame", "TimeManager", "Ponder", "Rules", "Quiescence",
+                 "Weights"):
         assert name in options
     assert options["Hash"] == "option name Hash type spin default 28 min 1 max 28672"
     assert options["TimeManager"] == "option name TimeManager type check default false"
-    assert options["weights"].startswith("option name weights type combo default games var games")
+    assert options["Ponder"] == "option name Ponder type check default false"
+    assert options["Threads"] == "option name Threads type spin default 1 min 1 max 64"
+    assert options["Quiescence"] == "option name Quiescence type spin default 4 min 0 max 32"
+    assert options["Weights"].startswith("option name Weights type combo default games var games")
     # A flag is a check box, but the book, which also names a grown book or a file, is a string.
-    assert options["reductions"] == "option name reductions type check default false"
-    assert options["book"] == "option name book type string default true"
+    assert options["Reductions"] == "option name Reductions type check default false"
+    assert options["Book"] == "option name Book type string default true"
+    # Every name is capitalised; the budgets are go's limits, not settings.
+    assert all(name[0].isupper() for name in options)
+    assert not {"Time", "Depth", "Nodes", "Iterations"} & set(options)
     assert out.lines[-1] == "uciok"
     server.handle("setoption name book value grown16")
     assert server.agent().book == "grown16"
@@ -181,9 +189,9 @@ def test_settings_change_the_agent_and_bad_ones_change_nothing():
     assert server.agent() == parse("champion(nodes=1000, table=21, quiescence=2, seed=7)")
     assert out.lines == []
     for line, words in [
-        ("setoption name Threads value 0", "threads must be at least 1"),
+        ("setoption name Threads value 0", "Threads must be at least 1"),
         ("setoption name Warp value 9", "no setting 'Warp'"),
-        ("setoption name quiescence value many", "quiescence is a number"),
+        ("setoption name quiescence value many", "Quiescence is a number"),
         ("setoption name quiescence value 99", "at most 32"),
         ("setoption name Hash value 0", "Hash is a number of megabytes"),
         ("setoption name Spec value clocked(agent='greedy', tc='1+0')", "not clocked"),
@@ -225,7 +233,7 @@ def test_go_with_nodes_plays_the_move_of_the_agent_with_that_budget_and_reports_
     done = out.wait("bestmove")
     game = read_line("C d", Game())[1]
     expected = parse("champion(nodes=3000, book=False)").act(game)
-    assert out.lines[done] == f"bestmove {line_text(game, [expected])}"
+    assert out.lines[done].split()[:2] == ["bestmove", line_text(game, [expected])]
     infos = [line.split() for line in out.lines[:done]]
     assert [int(words[2]) for words in infos] == list(range(1, len(infos) + 1))  # one line per iteration
     for words in infos:
@@ -239,7 +247,7 @@ def test_go_on_an_mcts_agent_reports_its_mean_and_its_line():
     server.handle("go")
     done = out.wait("bestmove")
     words = out.lines[done - 1].split()
-    assert words[:2] == ["info", "depth"] and words[3:5] == ["score", "mean"] and 0 <= float(words[5]) <= 1
+    assert words[:2] == ["info", "depth"] and words[3:5] == ["score", "cp"] and int(words[5]) == int(words[5])
     assert words[6:8] == ["nodes", "3000"] and words[12] == "pv" and words[13] == out.lines[done].split()[1]
 
 
@@ -257,7 +265,7 @@ def test_go_depth_and_movetime_and_a_clock_each_bound_the_search():
     server.handle("setoption name Spec value greedy")
     server.handle("go nodes 10")
     done = out.wait("bestmove", done + 1)
-    assert out.lines[done - 1] == "info string go: greedy has no nodes budget; it searches with its own"
+    assert out.lines[done - 1] == "info string go: greedy has no nodes limit; it searches with its own budget"
 
 
 def test_a_spending_agent_warms_up_and_searches_nodes_and_a_depth_without_its_spend():
@@ -272,7 +280,7 @@ def test_a_spending_agent_warms_up_and_searches_nodes_and_a_depth_without_its_sp
     assert not [line for line in out.lines if line.startswith("info string")], out.lines
     game = read_line("C d", Game())[1]
     first = [line for line in out.lines if line.startswith("bestmove")][0]
-    assert first == f"bestmove {line_text(game, [parse('champion(nodes=2000, book=False)').act(game)])}"
+    assert first.split()[:2] == ["bestmove", line_text(game, [parse('champion(nodes=2000, book=False)').act(game)])]
 
 
 @pytest.mark.parametrize("spec", [
@@ -312,6 +320,53 @@ def test_go_movetime_spends_the_whole_time():
         server.handle("go movetime 300")
         done = out.wait("bestmove", done + 1)
         assert time.perf_counter() - start >= 0.27
+
+
+@pytest.mark.parametrize("spec", ["champion(book=False, quiescence=0)", "uct(iterations=300)", "greedy"])
+def test_go_ponder_searches_until_ponderhit_or_stop_and_answers_once(spec):
+    server, out = engine(spec)
+    server.handle("isready")
+    done = out.wait("readyok")
+    server.handle("position startpos moves C d A")
+    server.handle("go ponder nodes 500")
+    time.sleep(0.2)
+    assert not [line for line in out.lines[done:] if line.startswith("bestmove")]  # pondering: no answer yet
+    server.handle("ponderhit")
+    hit = out.wait("bestmove", done + 1)
+    server.handle("go ponder movetime 50")
+    time.sleep(0.1)
+    stopped = time.perf_counter()
+    server.handle("stop")
+    answered = out.wait("bestmove", hit + 1)
+    assert out.times[answered] - stopped < 0.2  # 50 ms asked; the stop reaches the kernels in microseconds
+    server.handle("go ponder infinite")
+    time.sleep(0.05)
+    server.handle("ponderhit")
+    time.sleep(0.1)
+    assert not [line for line in out.lines[answered + 1:] if line.startswith("bestmove")]  # infinite: until stop
+    server.handle("stop")
+    last = out.wait("bestmove", answered + 1)
+    server.handle("ponderhit")  # nothing pondered: said, and ignored
+    server.handle("isready")
+    out.wait("readyok", last + 1)
+    assert [line for line in out.lines if line.startswith("bestmove")] == [out.lines[i] for i in (hit, answered, last)]
+    assert "info string ponderhit: no search is pondering; line ignored" in out.lines
+
+
+def test_every_go_is_answered_even_a_go_that_cannot_be_read():
+    server, out = engine("greedy")
+    server.handle("go movetime soon")
+    done = out.wait("bestmove")
+    assert out.lines[0].startswith("info string go: movetime needs a whole number")
+    assert out.lines[done].split()[1] in "ABCDEF"
+
+
+def test_a_book_move_is_said_with_its_line():
+    server, out = engine("champion(nodes=1000)")
+    server.handle("go")
+    done = out.wait("bestmove")
+    assert out.lines[:done] == ["info string book move", f"info depth 0 nodes 0 nps 0 time {out.lines[1].split()[-3]} "
+                                f"pv {out.lines[done].split()[1]}"]
 
 
 def test_go_in_a_finished_game_answers_none():
@@ -402,7 +457,8 @@ def test_the_engine_refuses_an_agent_it_cannot_be():
 
 
 def test_the_conversation_on_the_site_is_what_the_engine_says():
-    """docs/engine-protocol.rst shows a real transcript: the same commands give the same lines (times aside)."""
+    """docs/engine-protocol.rst shows a real transcript: the same commands give the same lines (times aside; in the
+    pondering, whose length depends on the machine, the info lines and the moves aside)."""
     from conftest import ROOT
 
     page = (ROOT / "docs" / "engine-protocol.rst").read_text(encoding="utf-8")
@@ -410,19 +466,36 @@ def test_the_conversation_on_the_site_is_what_the_engine_says():
     shown = [line[3:] for line in block.splitlines() if line.startswith("   ") and not line.startswith("   :")]
     spec = "champion(nodes=20000, book=False, quiescence=0, reductions=True, weights='texel')"
     assert f'python -m awale engine "{spec[:46]}' in page.replace("\n", " ")
+    assert any(line.startswith("> go ponder") for line in shown) and "> ponderhit" in shown
     server, out = engine(spec)
     said = []
     for line in shown:
         if not line.startswith("> "):
             continue
+        command = line[2:]
+        if command in ("ponderhit", "stop"):
+            time.sleep(0.05)  # some pondering first
         said.append(line)
         before = len(out.lines)
-        server.handle(line[2:])
-        if line[2:].split()[0] == "go":
+        server.handle(command)
+        if (command.split()[0] == "go" and "ponder" not in command.split()) or command in ("ponderhit", "stop"):
             out.wait("bestmove", before)
+        if command == "isready":
+            out.wait("readyok", before)
         said += out.lines[before:]
 
-    def timeless(lines):
-        return [re.sub(r"nps \d+ time \d+", "nps N time T", line) for line in lines]
+    def comparable(lines):
+        kept, pondering = [], False
+        for line in lines:
+            if line.startswith("> go ponder"):
+                pondering = True
+            elif pondering and line.startswith("bestmove"):
+                pondering = False
+                kept.append("bestmove")
+                continue
+            if pondering and (line.startswith("info depth") or line == "..."):
+                continue
+            kept.append(re.sub(r"nps \d+ time \d+", "nps N time T", line))
+        return kept
 
-    assert timeless(said) == timeless(shown)
+    assert comparable(said) == comparable(shown)

@@ -70,21 +70,22 @@ def test_a_cut_iteration_decides_once_the_last_best_move_is_searched(values, low
     assert alphabeta._cut_iteration([0, 1, 2], np.array(values, dtype=np.int64), low, found) == expected
 
 
-def test_stop_at_writes_its_value_from_the_deadline_on_and_not_after_the_block():
+def test_stop_at_raises_the_flag_once_at_the_deadline_and_not_after_the_block():
+    """The flag is a search's stop flag, lowered only when a search starts: written once, at the deadline."""
     array = np.zeros(2, dtype=np.int64)
-    with stop_at(array, 1, -1, time.perf_counter() + 0.05):
+    with stop_at(array, 1, 1, time.perf_counter() + 0.05):
         assert array[1] == 0  # not before the deadline
         deadline = time.monotonic() + 10
-        while array[1] != -1 and time.monotonic() < deadline:
+        while array[1] != 1 and time.monotonic() < deadline:
             time.sleep(0.001)
-        assert array[1] == -1
-        array[1] = 7  # a kernel that resets the entry is stopped again
-        while array[1] != -1 and time.monotonic() < deadline:
-            time.sleep(0.001)
-        assert array[1] == -1
-    array[1] = 3
-    time.sleep(0.02)
-    assert array[1] == 3 and array[0] == 0
+        assert array[1] == 1
+        array[1] = 0  # once raised, not raised again
+        time.sleep(0.02)
+        assert array[1] == 0
+    with stop_at(array, 1, 1, time.perf_counter() + 0.01):
+        pass  # left before its deadline: nothing is written
+    time.sleep(0.03)
+    assert array[1] == 0 and array[0] == 0
 
 
 def test_deadlines_of_several_threads_do_not_mix():

@@ -1,6 +1,8 @@
 """One interface for every agent, and one safe way to name an agent.
 
-An agent has ``act(game) -> action`` and ``reset()``.  Each kind of agent is a
+An agent has ``act(game, limits=None) -> action`` and ``reset()``; ``limits``
+(:class:`awale.search.limits.Limits`) bounds one search, and without it the
+agent searches with the budget of its spec.  Each kind of agent is a
 subclass of :class:`Agent` that declares its parameters (:class:`Param`) and
 registers itself under a name with :func:`register`.  :func:`parse` turns a
 spec such as ``"uct(iterations=3800, c=0.707, seed=1)"`` into an agent, and
@@ -15,13 +17,14 @@ import ast
 import dataclasses
 import functools
 import math
-from typing import Any, ClassVar, Dict, Optional, Tuple, Type
+from typing import Any, ClassVar, Dict, FrozenSet, Optional, Tuple, Type
 
 from ..core.clock import Clock
 from ..core.game import Game
+from ..search.limits import Limits
 
 __all__ = ["Agent", "WrapperAgent", "Param", "register", "parse", "canonical_spec", "registry", "budget_params",
-           "seed_param", "check_budget", "MAX_SPEC_LENGTH", "MAX_SECONDS"]
+           "seed_param", "check_budget", "given_limits", "MAX_SPEC_LENGTH", "MAX_SECONDS"]
 
 _REGISTRY: Dict[str, Type["Agent"]] = {}
 
@@ -106,6 +109,9 @@ class Agent:
 
     name: ClassVar[str] = ""
     params: ClassVar[Tuple[Param, ...]] = ()
+    #: The kinds of :class:`~awale.search.limits.Limits` its searches honour (``time``, ``depth``, ``nodes``,
+    #: ``clock``, ``infinite``, ``ponder``); the others are ignored (an agent that does not search honours none).
+    honours: ClassVar[FrozenSet[str]] = frozenset()
 
     def __init__(self, **kwargs: Any) -> None:
         declared = {p.name: p for p in self.params}
@@ -128,9 +134,20 @@ class Agent:
     def reset(self) -> None:
         """Forget everything learnt from earlier calls (search trees, random state)."""
 
-    def act(self, game: Game) -> int:
-        """Choose an action among ``game.legal_actions``."""
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
+        """Choose an action among ``game.legal_actions``.
+
+        Args:
+            game: the position, not finished.
+            limits: the bounds of this search (:class:`~awale.search.limits.Limits`); the first reached stops
+                it.  None (or empty limits): the budget of the agent's spec, so that a stored game replays.
+        """
         raise NotImplementedError
+
+    def expected_reply(self, game: Game, action: int) -> Optional[int]:
+        """The reply to ``action`` in ``game`` that the agent's last search expects (its principal variation's
+        second move), or None if it has none: the engine's ``bestmove X ponder Y``."""
+        return None
 
     def observe(self, game: Game) -> None:
         """Be shown a position of the game where the move is not this agent's to choose (an opening's).
@@ -250,9 +267,18 @@ class WrapperAgent(Agent):
         """Tell the inner agent its time."""
         self._inner.observe_clock(remaining, increment)
 
-    def act(self, game: Game) -> int:
+    @property
+    def honours(self) -> FrozenSet[str]:  # type: ignore[override]
+        """The limits the inner agent honours."""
+        return self._inner.honours
+
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """The inner agent's action."""
-        return self._inner.act(game)
+        return self._inner.act(game, limits)
+
+    def expected_reply(self, game: Game, action: int) -> Optional[int]:
+        """The inner agent's expected reply."""
+        return self._inner.expected_reply(game, action)
 
 
 def register(cls: Type[Agent]) -> Type[Agent]:
@@ -372,6 +398,19 @@ def _read(spec: str) -> Tuple[Type[Agent], Dict[str, Any]]:
             raise ValueError(f"agent spec {spec!r}: {keyword.arg!r} is given twice")
         kwargs[keyword.arg] = _literal(keyword.value, spec)
     return _REGISTRY[name], kwargs
+
+
+def given_limits(agent: Agent, limits: Optional[Limits]) -> Optional[Limits]:
+    """``limits`` if it bounds anything, None if it is None or empty (the spec's budget applies).
+
+    Raises:
+        ValueError: ``limits`` is not a :class:`~awale.search.limits.Limits` (nor None).
+    """
+    if limits is None:
+        return None
+    if not isinstance(limits, Limits):
+        raise ValueError(f"{agent.name}: act() takes its limits as an awale.search.limits.Limits, got {limits!r}")
+    return None if limits.empty else limits
 
 
 def budget_params(default_iterations: int) -> Tuple[Param, ...]:

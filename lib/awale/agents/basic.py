@@ -9,11 +9,12 @@
 
 from __future__ import annotations
 
-from typing import List
+from typing import List, Optional
 
 import numpy as np
 
 from ..core.game import Game
+from ..search.limits import Limits
 from .base import Agent, Param, register, seed_param
 
 __all__ = ["RandomAgent", "GreedyAgent"]
@@ -44,7 +45,7 @@ class RandomAgent(_Seeded):
     name = "random"
     params = (seed_param(),)
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """A legal action of ``game``, uniformly at random.
 
         Raises:
@@ -82,7 +83,7 @@ class GreedyAgent(_Seeded):
         seed_param(),
     )
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """The greedy action in ``game``, or with probability ``eps`` a random one.
 
         Raises:

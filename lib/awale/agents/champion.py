@@ -37,12 +37,15 @@ from pathlib import Path
 from typing import Any, Callable, Optional, Union
 
 from ..knowledge import book as _book
+from ..core.control import tell
 from ..core.game import Game
+from ..search.limits import Limits
 from ..search.alphabeta import MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE
-from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, given_limits, parse, register, seed_param
 from .endgame import endgame_param
 from .minimax import (
-    CLOCK_MOVES_PARAM, SEARCH_PARAMS, SPEND_PARAM, TIMING_PARAM, Minimax, check_manage_params, check_search_params,
+    ALPHABETA_LIMITS, CLOCK_MOVES_PARAM, SEARCH_PARAMS, SPEND_PARAM, TIMING_PARAM, Minimax, check_manage_params,
+    check_search_params,
 )
 
 __all__ = ["Champion", "BOOK_PATH", "GROWN_BOOKS", "GROWN_BOOK_PATH", "GROW_COMMAND", "QUIESCENCE", "opening_book",
@@ -165,6 +168,7 @@ class Champion(Agent):
     """
 
     name = "champion"
+    honours = ALPHABETA_LIMITS
     params = (
         Param("time", float, 0.5, minimum=0.001, maximum=MAX_SECONDS, optional=True,
               doc="seconds per move (unless depth or nodes is given)"),
@@ -206,7 +210,12 @@ class Champion(Agent):
         return self._spec_without(("time",) if self.time is None else ())
 
     def reset(self) -> None:
+        """A new game: the book read again, the search's table emptied (kept, not allocated again)."""
         self._book = opening_book(self.book)
+        search: Optional[Minimax] = getattr(self, "_search", None)
+        if search is not None:
+            search.reset()
+            return
         self._search = Minimax(
             depth=self.depth, time=self.time, nodes=self.nodes, seed=self.seed, endgame=self.endgame,
             evaluation=True, quiescence=self.quiescence, manage=self.manage, spend=self.spend,
@@ -225,14 +234,28 @@ class Champion(Agent):
         """With ``manage``, size the next searched move by the clock; else nothing."""
         self._search.observe_clock(remaining, increment)
 
-    def act(self, game: Game) -> int:
-        """The book's move if it has one, else the search's (which consults the endgame database)."""
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
+        """The book's move if it has one, else the search's (which consults the endgame database) within
+        ``limits`` (:meth:`Minimax.act`; None: the spec's budget)."""
         self._check_game(game)
+        limits = given_limits(self, limits)
         if self._book is not None:
             action: Optional[int] = self._book.action(game)
             if action is not None:
+                tell("book move", action)
                 return action
-        return self._search.act(game)
+        return self._search.act(game, limits)
+
+    def expected_reply(self, game: Game, action: int) -> Optional[int]:
+        """The book's move after ``action`` if it has one, else the search's expected reply."""
+        after = game.step(int(action))[0]
+        if after.game_finished:
+            return None
+        if self._book is not None:
+            reply = self._book.action(after)
+            if reply is not None:
+                return int(reply)
+        return self._search.expected_reply(game, action)
 
 
 #: The kinds of move a champion makes (:func:`move_classifier`).

@@ -42,7 +42,8 @@ from typing import Deque, Dict, List, Optional, Sequence, Tuple
 from ..core.game import PLAYERS, Game
 from ..core.render import label_pit, pit_label
 from ..core.rules import Rules, rules_to_text
-from .base import MAX_SECONDS, Agent, Param, parse, register, seed_param
+from ..search.limits import Limits
+from .base import MAX_SECONDS, Agent, Param, given_limits, parse, register, seed_param
 
 __all__ = ["Engine", "EngineError", "register_engine", "registered_engines", "close_engines", "NAME_PATTERN"]
 
@@ -310,8 +311,10 @@ class Engine(Agent):
         """Keep the clock, sent with the next ``go``."""
         self._clock = (float(remaining), float(increment))
 
-    def act(self, game: Game) -> int:
-        """The engine's move in ``game``.
+    honours = frozenset({"time", "depth", "nodes", "clock"})
+
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
+        """The engine's move in ``game``, searched within ``limits`` (sent as ``go``'s; None: the spec's).
 
         Raises:
             EngineError: no command for this engine here, a program that cannot start, does not answer in time,
@@ -325,7 +328,7 @@ class Engine(Agent):
             n = game.rules.pits_per_side
             line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled())
             process.send(f"position startpos moves {line}" if line else "position startpos")
-            go, wait = self._go(game.current_player)
+            go, wait = self._go(game.current_player, given_limits(self, limits))
             process.send(go)
             answer = process.until("bestmove", wait + self.timeout)[-1].split()
             return self._action(answer[1] if len(answer) > 1 else "", game)
@@ -350,8 +353,21 @@ class Engine(Agent):
             game = game.step(action)[0]
         return out
 
-    def _go(self, player: int) -> Tuple[str, float]:
+    def _go(self, player: int, limits: Optional[Limits] = None) -> Tuple[str, float]:
         """The ``go`` of this move, and the seconds it may take."""
+        if limits is not None and not limits.unbounded:
+            side = "wb"[player]
+            words, wait = [], 0.0
+            if limits.time is not None:
+                words.append(f"movetime {max(int(round(limits.time * 1000)), 1)}")
+                wait = limits.time
+            if limits.remaining is not None:
+                words.append(f"{side}time {int(limits.remaining * 1000)} {side}inc {int(limits.increment * 1000)}")
+                if limits.moves_to_go is not None:
+                    words.append(f"movestogo {limits.moves_to_go}")
+                wait = max(wait, limits.remaining)
+            words += [f"{kind} {getattr(limits, kind)}" for kind in ("depth", "nodes") if getattr(limits, kind)]
+            return "go " + " ".join(words), wait
         if self._clock is not None:
             remaining, increment = self._clock
             side = "wb"[player]

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..core.game import Game
+from ..search.limits import Limits
 from ..core.rules import Rules
 from .base import Agent, Param, register, seed_param
 
@@ -114,7 +115,7 @@ class OpenSpielMCTS(_Following):
         evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
         self._bot = pyspiel.MCTSBot(self._spiel_game, evaluator, self.c, self.iterations, 10**4, self.solve, seed, False)
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """OpenSpiel's choice in ``game`` (see :meth:`_Following._follow` for what it refuses)."""
         self._follow(game)
         return int(self._bot.step(self._state))
@@ -140,7 +141,7 @@ class OpenSpielAlphaBeta(_Following):
         """Forget the game followed so far."""
         self._start_following()
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """OpenSpiel's αβ choice in ``game`` (see :meth:`_Following._follow` for what it refuses)."""
         from open_spiel.python.algorithms.minimax import alpha_beta_search
 

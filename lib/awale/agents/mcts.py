@@ -8,23 +8,28 @@ from __future__ import annotations
 
 import math
 import time
-from typing import List, Optional, Union
+from typing import List, Optional, Tuple, Union
 
 import numpy as np
 
-from ..core.control import current
+from ..core.control import current, tell
 from ..core.engine import game_arrays
 from ..knowledge.evaluation import load_evaluation
 from ..core.game import Game
 from ..core.rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
+from ..search.limits import Limits
 from ..search.parallel import SCHEMES, RootForest, check_parallel, resolve_threads, search_tree
-from .base import Agent, Param, budget_params, check_budget, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, budget_params, check_budget, given_limits, register, seed_param
 from .endgame import EndgameOption, endgame_param
+from .timing import limits_seconds
 
-__all__ = ["FlatMonteCarlo", "MCTS", "UCT"]
+__all__ = ["FlatMonteCarlo", "MCTS", "UCT", "MONTE_CARLO_LIMITS"]
 
 DEFAULT_ITERATIONS = 1000
+
+#: The limits the Monte Carlo searches honour (:class:`awale.search.limits.Limits`): all but a depth.
+MONTE_CARLO_LIMITS = frozenset({"time", "nodes", "clock", "infinite", "ponder"})
 
 
 class _Searcher(Agent):
@@ -33,8 +38,22 @@ class _Searcher(Agent):
     def validate(self) -> None:
         check_budget(self, DEFAULT_ITERATIONS)
 
+    honours = MONTE_CARLO_LIMITS
+
     def reset(self) -> None:
         self._rng = seed_rng(self.seed)
+
+    def _budget(self, limits: Optional[Limits]) -> Tuple[Optional[int], Optional[float]]:
+        """The iterations and the seconds of a search within ``limits`` (None: the spec's budget); either may be
+        None (not bounded by it), not both."""
+        limits = given_limits(self, limits)
+        if limits is None:
+            return self.budget_iterations, self.time
+        iterations = None if limits.nodes is None else min(limits.nodes, MAX_VISITS)
+        seconds = (None if iterations is not None else MAX_SECONDS) if limits.unbounded else limits_seconds(limits)
+        if iterations is None and seconds is None:  # a depth alone, which these searches do not have
+            return self.budget_iterations, self.time
+        return iterations, seconds
 
 
 @register
@@ -48,23 +67,25 @@ class FlatMonteCarlo(_Searcher):
     name = "flat"
     params = (*budget_params(DEFAULT_ITERATIONS), seed_param())
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         self._check_game(game)
         actions = game.legal_actions
         if len(actions) == 1:
             return actions[0]
+        budget, seconds = self._budget(limits)
         children = [game.step(a)[0] for a in actions]
         wins = np.zeros(len(actions))
         counts = np.zeros(len(actions))
         mover = game.current_player
-        deadline = None if self.time is None else time.perf_counter() + self.time
-        budget = self.budget_iterations
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        if budget is None:
+            budget = MAX_VISITS
         batch = 16 if deadline is not None else max(1, budget // len(actions))
         spent = 0
         control = current()  # a stop of it (awale.core.control) ends the playouts after this batch
         while True:
             for i, child in enumerate(children):
-                size = batch if deadline is not None else min(batch, budget - spent)
+                size = min(batch, budget - spent)
                 if size <= 0:
                     break
                 arrays = game_arrays(child)
@@ -76,9 +97,9 @@ class FlatMonteCarlo(_Searcher):
                 spent += size
             if control is not None and control.stopped:
                 break
+            if spent >= budget:
+                break
             if deadline is None:
-                if spent >= budget:
-                    break
                 batch = 1  # the remainder, one playout per move
             elif time.perf_counter() >= deadline:
                 break
@@ -123,38 +144,55 @@ class _TreeSearcher(_Searcher):
         self.tree: Optional[Union[SearchTree, RootForest]] = None
         self._endgame = EndgameOption(self.endgame)  # the database is found at the first move, once
 
-    def search(self, game: Game) -> Union[SearchTree, RootForest]:
+    def search(self, game: Game, limits: Optional[Limits] = None) -> Union[SearchTree, RootForest]:
         """Grow a tree from ``game`` within the budget (reusing the last one if allowed) and return it.
 
-        On several threads by root parallelisation, a :class:`RootForest` of trees.
+        ``limits`` bounds this search instead of the spec's budget (:class:`~awale.search.limits.Limits`: its
+        nodes are iterations, the first limit reached stops the search).  On several threads by root
+        parallelisation, a :class:`RootForest` of trees.
         """
         self._check_game(game)
+        iterations, seconds = self._budget(limits)
         tree = None
         if self.reuse and self.tree is not None:
             tree = self.tree.subtree(game)
-            if tree is not None and self.budget_iterations is not None and (
-                tree.used + self.budget_iterations > max_nodes(tree.config)
-                or tree.root_visits + self.budget_iterations > MAX_VISITS
+            if tree is not None and iterations is not None and (
+                tree.used + iterations > max_nodes(tree.config)
+                or tree.root_visits + iterations > MAX_VISITS
             ):
                 tree = None  # the kept subtree and this search would not fit in memory: start afresh
         if tree is None:
             database = self._endgame.database(game.rules)
-            tree = search_tree(game, self.config(), self._rng, (self.budget_iterations or 4096) + 1, self.threads,
-                               self.parallel, endgame=database)
-        if self.time is not None:
-            tree.run_for(self.time)
+            capacity = iterations or 4096
+            if given_limits(self, limits) is not None:
+                capacity = min(capacity, 1 << 20)  # a large limit grows the tree as it needs
+            tree = search_tree(game, self.config(), self._rng, capacity + 1, self.threads, self.parallel,
+                               endgame=database)
+        if seconds is not None:
+            tree.run_for(seconds, iterations=iterations)
         else:
-            tree.run(self.budget_iterations)
+            tree.run(iterations)
         self.tree = tree
         return tree
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
+        self._check_game(game)
+        given_limits(self, limits)
         if len(game.legal_actions) == 1:  # a forced move needs no search
             return game.legal_actions[0]
         exact = self._endgame.action(game)
         if exact is not None:
+            tell("endgame database move", exact)
             return exact
-        return self.search(game).best_action(by=self.final)
+        return self.search(game, limits).best_action(by=self.final)
+
+    def expected_reply(self, game: Game, action: int) -> Optional[int]:
+        """The most visited reply to ``action`` in the last search's tree, if it grew one from ``game``."""
+        tree = self.tree
+        if tree is None or tree.game != game or tree.game.plies != game.plies:
+            return None
+        line = tree.principal_variation(2)
+        return line[1] if len(line) > 1 and line[0] == action else None
 
     def statistics(self) -> List[ChildStats]:
         """The root children of the last search, from the point of view of the player who searched."""

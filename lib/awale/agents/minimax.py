@@ -12,14 +12,16 @@ from typing import Any, Optional
 import numpy as np
 
 from ..knowledge.evaluation import WEIGHTS, Evaluation, load_evaluation
+from ..core.control import tell
 from ..core.game import Game
+from ..search.limits import Limits
 from ..search.alphabeta import (
     MAX_DEPTH, MAX_NODES, MAX_QUIESCENCE, MAX_TABLE_BITS, MAX_THREADS, TABLE_BITS, AlphaBeta, Enhancements,
     SearchResult, points_per_seed,
 )
-from .base import MAX_SECONDS, Agent, Param, register, seed_param
+from .base import MAX_SECONDS, Agent, Param, given_limits, register, seed_param
 from .endgame import EndgameOption, endgame_param
-from .timing import CLOCK_MOVES, DEFAULT_CONSTANTS, TimeConstants, TimeManager
+from .timing import CLOCK_MOVES, DEFAULT_CONSTANTS, TimeConstants, TimeManager, clock_share
 
 __all__ = ["Minimax"]
 
@@ -58,6 +60,9 @@ TIMING_PARAM = Param(
     doc="with manage: constants of the time manager changed, 'name=value, ...' (awale.agents.timing.TimeConstants)",
 )
 
+
+#: The limits an αβ search honours (:class:`awale.search.limits.Limits`): all of them.
+ALPHABETA_LIMITS = frozenset({"time", "depth", "nodes", "clock", "infinite", "ponder"})
 
 #: The parameters that only ``manage`` reads: without it, each must keep its default.
 MANAGE_PARAMS = (CLOCK_MOVES_PARAM, TIMING_PARAM)
@@ -170,6 +175,7 @@ class Minimax(Agent):
     """
 
     name = "minimax"
+    honours = ALPHABETA_LIMITS
     params = (
         Param("depth", int, 4, minimum=1, maximum=MAX_DEPTH, optional=True,
               doc="plies to search (None: to the end of the game; the default with a time)"),
@@ -235,15 +241,24 @@ class Minimax(Agent):
         if self._manager is not None:
             self._manager.observe_clock(remaining, increment)
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """An action of ``game`` with the best αβ value (ties broken at random).
+
+        Args:
+            game: the position.
+            limits: the bounds of this search (:class:`~awale.search.limits.Limits`), the first reached
+                stopping it: a ``time`` is spent whole (as ``spend``), a clock is sized by the time manager with
+                ``manage`` and shared equally among the moves to go without it, ``infinite`` and ``ponder``
+                deepen until stopped.  None: the spec's budget.
 
         Raises:
             ValueError: ``game`` is not a game, or it is over.
         """
         self._check_game(game)
+        limits = given_limits(self, limits)
         exact = self._endgame.action(game)
         if exact is not None:
+            tell("endgame database move", exact)
             return exact
         database = self._endgame.database(game.rules)
         if self._searcher is None or self._searcher.rules != game.rules or self._searcher.endgame is not database:
@@ -252,7 +267,13 @@ class Minimax(Agent):
                                         killers=self.killers, iid=self.iid, mtdf=self.mtdf)
             self._searcher = AlphaBeta(game.rules, table_bits=self.table, endgame=database, evaluation=evaluation,
                                        enhancements=enhancements, threads=self.threads)
-        if self._manager is None:
+        if limits is not None:
+            legal = game.legal_actions
+            if len(legal) == 1 and limits.remaining is not None and self._manager is not None:
+                self.last_search = None
+                return legal[0]  # as under the spec's clock: nothing to decide, no time spent
+            self.last_search = self._limited(game, limits, database)
+        elif self._manager is None:
             self.last_search = self._searcher.search(game, self.depth, self.time, self.nodes, spend=self.spend)
         else:
             legal = game.legal_actions
@@ -265,3 +286,33 @@ class Minimax(Agent):
             self._manager.spent(self.last_search.seconds)
         best = self.last_search.best_actions
         return int(best[self._rng.integers(len(best))]) if len(best) > 1 else best[0]
+
+    def _limited(self, game: Game, limits: Limits, database: Any) -> SearchResult:
+        """The search of ``game`` within ``limits`` (see :meth:`act`)."""
+        assert self._searcher is not None
+        depth = None if limits.depth is None else min(limits.depth, MAX_DEPTH)
+        nodes = None if limits.nodes is None else min(limits.nodes, MAX_NODES)
+        if limits.unbounded:  # until stopped, unless a depth or node count ends it sooner
+            time = None if depth is not None or nodes is not None else MAX_SECONDS
+            return self._searcher.search(game, depth, time, nodes)
+        if limits.remaining is not None and self._manager is not None:
+            self._manager.observe_clock(limits.remaining, limits.increment)
+            allowance = self._manager.allowance(game, database.seeds if database is not None else 0)
+            time = allowance.limit if limits.time is None else min(allowance.limit, limits.time)
+            found = self._searcher.search(game, depth, time, nodes, plan=allowance.plan, spend=self.spend)
+            self._manager.spent(found.seconds)
+            return found
+        if limits.remaining is None and limits.time is None:  # a depth or a node count alone
+            return self._searcher.search(game, depth, None, nodes)
+        share = None if limits.remaining is None else clock_share(limits.remaining, limits.increment,
+                                                                   limits.moves_to_go)
+        if limits.time is not None and (share is None or limits.time <= share):
+            return self._searcher.search(game, depth, limits.time, nodes, spend=True)  # a move time, spent whole
+        return self._searcher.search(game, depth, share, nodes, spend=self.spend)
+
+    def expected_reply(self, game: Game, action: int) -> Optional[int]:
+        """The reply to ``action`` the transposition table holds as best after the last search, if any."""
+        if self._searcher is None or self._searcher.rules != game.rules or game.game_finished:
+            return None
+        line = self._searcher.principal_variation(game, int(action), 2)
+        return line[1] if len(line) > 1 else None

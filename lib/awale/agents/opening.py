@@ -17,9 +17,10 @@ every other game.  Both sides of such a game carry the same ``moves``.
 
 from __future__ import annotations
 
-from typing import Tuple
+from typing import Optional, Tuple
 
 from ..core.game import Game
+from ..search.limits import Limits
 from .base import Param, WrapperAgent, parse, register, seed_param
 
 __all__ = ["OpeningAgent", "MAX_OPENING_PLIES", "split_opening"]
@@ -68,7 +69,7 @@ class OpeningAgent(WrapperAgent):
             raise ValueError(f"opening: moves must be digits 0 to 5, one per ply, got {self.moves!r}")
         self._wrap(inner)
 
-    def act(self, game: Game) -> int:
+    def act(self, game: Game, limits: Optional[Limits] = None) -> int:
         """The opening's action at this ply, or the inner agent's after the opening.
 
         Raises:
@@ -85,7 +86,7 @@ class OpeningAgent(WrapperAgent):
                     f"(legal: {game.legal_actions})"
                 )
             return action
-        return self._inner.act(game)
+        return self._inner.act(game, limits)
 
 
 def split_opening(spec: str) -> Tuple[str, str]:

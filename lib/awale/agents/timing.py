@@ -79,13 +79,14 @@ from ..core.engine import game_arrays
 from ..knowledge.evaluation import moves_and_best_capture
 from ..core.game import Game
 from ..search.alphabeta import WIN, Iteration
+from ..search.limits import Limits
 
 __all__ = [
     "TimeManager", "TimeConstants", "DEFAULT_CONSTANTS", "Allowance", "soft_time", "phase_weight", "is_tactical",
     "PHASE_WEIGHTS", "TACTICAL_SEEDS", "TACTICAL_EXTENSION", "BANK_MOVES", "MIN_SHARE", "MAX_SHARE", "HARD_LIMIT",
     "SETTLED_DEPTHS", "SETTLED_MIN_DEPTH", "SETTLED_SHARE", "STABLE_SEEDS", "CHANGE_EXTENSION", "DROP_EXTENSION",
     "DROP_SEEDS", "CLOCK_MOVES", "CLOCK_MIN_MOVES", "CLOCK_EXTRA_MOVES", "CLOCK_RESERVE", "CLOCK_MAX_SHARE",
-    "MIN_SECONDS",
+    "MIN_SECONDS", "clock_share", "limits_seconds",
 ]
 
 #: The weight of a move's nominal time by the share of the seeds on the board, ``(share, weight)`` points
@@ -415,3 +416,26 @@ class TimeManager:
         if self._pending is not None and self.clock is None:
             self.bank += self._pending.nominal - float(seconds)
         self._pending = None
+
+
+def clock_share(remaining: float, increment: float = 0.0, moves_to_go: Optional[int] = None) -> float:
+    """The seconds of a move under a clock without the time manager: an equal share of the time left.
+
+    The time left above :data:`CLOCK_RESERVE`, divided by the moves to go (:data:`CLOCK_MIN_MOVES` when not
+    given), plus the increment, and at most half of the time left; at least :data:`MIN_SECONDS`.
+
+    >>> round(clock_share(10.0, 0.1), 4)
+    0.5975
+    """
+    usable = max(float(remaining) - CLOCK_RESERVE, 0.0)
+    share = usable / (moves_to_go or CLOCK_MIN_MOVES) + float(increment)
+    return max(min(share, usable / 2), MIN_SECONDS)
+
+
+def limits_seconds(limits: Limits) -> Optional[float]:
+    """The seconds a search may take under ``limits`` without a time manager: its time, the clock's equal share
+    (:func:`clock_share`), the smaller of the two when both are given, or None when neither is."""
+    times = [limits.time] if limits.time is not None else []
+    if limits.remaining is not None:
+        times.append(clock_share(limits.remaining, limits.increment, limits.moves_to_go))
+    return min(times) if times else None

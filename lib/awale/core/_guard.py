@@ -4,8 +4,10 @@ Compiled kernels run without returning to Python, and Python runs its signal
 handlers only between bytecodes, so a Ctrl-C would wait for the kernel to end.
 Two remedies are used: kernels that can be cut into chunks are called in
 chunks of a fraction of a second (:class:`Chunks`), and a kernel that cannot
-(the recursive αβ search) polls an entry of a control array that a watcher
-thread sets when a signal arrives (:func:`stop_on_signal`).  The watcher
+(the recursive αβ search) polls its stop flag, an entry of a control array
+that a watcher thread raises when a signal arrives (:func:`stop_on_signal`),
+as a deadline (:func:`stop_at`) and a search control
+(:class:`awale.core.control.SearchControl`) raise it.  The watcher
 learns of the signal through :func:`signal.set_wakeup_fd`, to which Python's
 own C-level handler writes at once, whatever the main thread is doing.
 """
@@ -163,29 +165,28 @@ class stop_on_signal:  # noqa: N801 - used like a function, as a context manager
 _ALARMS: Dict[int, Tuple[float, np.ndarray, int, int]] = {}  # the armed deadlines, by block
 _ALARM_CHANGED = threading.Condition()
 _ALARM_THREAD: Optional[threading.Thread] = None
-_RESTATE = 0.001  # seconds between writes once a deadline has passed (a kernel may have rewritten the entry)
 
 
 def _ring() -> None:
-    """The alarm thread: from each armed deadline on, write its stop value until the block ends."""
+    """The alarm thread: at each armed deadline, write its stop value once (the flag stays raised until the
+    search that owns it lowers it at its next start)."""
     with _ALARM_CHANGED:
         while True:
             now = time.perf_counter()
-            due = [alarm for alarm in _ALARMS.values() if alarm[0] <= now]
-            for _, array, index, value in due:
-                array[index] = value
-            pending = [alarm[0] - now for alarm in _ALARMS.values() if alarm[0] > now]
-            wait = _RESTATE if due else min(pending, default=None)
-            _ALARM_CHANGED.wait(wait)
+            for key, (at, array, index, value) in list(_ALARMS.items()):
+                if at <= now:
+                    array[index] = value
+                    del _ALARMS[key]
+            pending = [alarm[0] - now for alarm in _ALARMS.values()]
+            _ALARM_CHANGED.wait(min(pending, default=None))
 
 
 class stop_at:  # noqa: N801 - used like a function, as a context manager
-    """While the block runs, ``array[index] = value`` is written from the moment ``at`` (``time.perf_counter``) on.
+    """While the block runs, ``array[index] = value`` is written at the moment ``at`` (``time.perf_counter``).
 
-    A compiled kernel that polls ``array[index]`` (and releases the GIL) then
-    stops within about a millisecond of the deadline.  The value is written
-    again every millisecond after it, so a kernel started late in the block
-    that resets the entry is stopped too.  One thread serves every block.
+    The entry is a search's stop flag, which the compiled kernel polls where it counts its nodes (and which the
+    search lowers only when it starts): the kernel then stops within about a millisecond of the deadline.  One
+    thread serves every block; a block left before its deadline writes nothing.
     """
 
     __slots__ = ("_alarm",)

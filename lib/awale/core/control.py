@@ -29,7 +29,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-__all__ = ["Progress", "SearchControl", "current", "watched", "detached", "bound"]
+__all__ = ["Progress", "SearchControl", "current", "watched", "detached", "bound", "tell"]
 
 
 class Progress(NamedTuple):
@@ -45,6 +45,8 @@ class Progress(NamedTuple):
         mean: MCTS, the best move's mean result for the player to move (a win 1, a draw ½); None for αβ.
         proven: ``"win"``, ``"loss"`` or ``"draw"`` when the search proved the result of the best move, else ``""``.
         margin: with a proven win or loss found by αβ, the final capture difference in seeds; else None.
+        note: a move not searched says where it comes from (``"book move"``, ``"endgame database move"``); else
+            ``""``.
     """
 
     depth: int
@@ -55,6 +57,7 @@ class Progress(NamedTuple):
     mean: Optional[float] = None
     proven: str = ""
     margin: Optional[int] = None
+    note: str = ""
 
 
 _LOCAL = threading.local()
@@ -156,6 +159,13 @@ class detached:  # noqa: N801 - used like a function, as a context manager
 
     def __exit__(self, *exc: object) -> None:
         _LOCAL.stack.pop()
+
+
+def tell(note: str, action: int) -> None:
+    """Tell the thread's control (if it listens) that ``action`` is played without a search, and why (``note``)."""
+    control = current()
+    if control is not None and control.listener is not None:
+        control.report(Progress(0, 0, 0.0, (int(action),), note=note))
 
 
 def bound(function: Callable[[], Any]) -> Callable[[], Any]:

@@ -6,27 +6,29 @@ Chess Interface, read for Awale:
 
 * ``uci``: the engine names itself (``id name``, ``id author``), lists its settings (one ``option`` line each)
   and ends with ``uciok``;
-* ``isready``: answered ``readyok`` once the agent is loaded and its kernels compiled (it always answers, even
-  during a search);
-* ``ucinewgame``: the next search starts a new game (agents forget their trees and tables);
+* ``isready``: answered ``readyok`` once the agent is built (its tables allocated) and its kernels compiled (it
+  always answers, even during a search);
+* ``ucinewgame``: the next search starts a new game (the agent, built once for its settings, is reset);
 * ``setoption name NAME [value VALUE]``: a setting (the names are read without regard to case);
 * ``position startpos [moves M ...]`` or ``position board P1 .. P12 S N south|north [moves M ...]``: the
   position to search, the initial one or the pits (South's ``A``-``F`` then North's ``a``-``f``), both captures
   and the side to move, then the moves played from it;
-* ``go [movetime MS | nodes N | depth D | infinite | wtime MS btime MS winc MS binc MS [movestogo K]]``: search,
-  print ``info`` lines as the search goes and ``bestmove M`` at its end (``bestmove (none)`` when there is no
-  move); ``go`` alone searches with the agent's own budget (the spec's); under ``movetime`` an agent that can
-  (``spend``) searches for the whole of the time, its last iteration cut at the deadline (a move from the book
-  or the endgame database, a forced move and a search that proves the result end sooner);
-* ``stop``: end the search now (its ``bestmove`` follows); ``quit``: end the engine.
+* ``go [ponder] [movetime MS] [nodes N] [depth D] [infinite] [wtime MS btime MS winc MS binc MS [movestogo K]]``:
+  search within those limits (:class:`awale.search.limits.Limits`, the first reached stopping the search), print
+  ``info`` lines as it goes and ``bestmove M [ponder R]`` at its end (``bestmove (none)`` when there is no move);
+  ``go`` alone searches with the agent's own budget (the spec's); under ``movetime`` an αβ agent searches for the
+  whole of the time, its last iteration cut at the deadline; with ``ponder`` it searches until ``ponderhit``,
+  after which the limits apply from then on, or ``stop``;
+* ``ponderhit``: the move pondered on was played; ``stop``: end the search now (its ``bestmove`` follows);
+  ``quit``: end the engine.
 
 A move is the label of the pit sown, as the board shows it (:func:`awale.core.render.pit_label`): ``A``-``F``
 South's pits and ``a``-``f`` North's, each from its owner's left; a line of moves is written with spaces or
 without (``C d A`` or ``CdA``).  South is the first player (``w`` in ``wtime``, ``winc``), North the second
 (``b``).  A score is ``cp N``, the mover's lead in hundredths of a seed (αβ: the value of its search; with the
-evaluation, its estimate in the worth of a captured seed), ``mean X``, the mean result of the best move over an
-MCTS's simulations (a win 1, a draw ½), or ``win N``, ``loss N``, ``draw`` for a result the search proved (``N``
-seeds, the final margin, when αβ found it).
+evaluation, its estimate in the worth of a captured seed; MCTS: its mean result as such a lead,
+:func:`~awale.play.commands.mean_to_cp`), or ``win N``, ``loss N``, ``draw`` for a result the search proved
+(``N`` seeds, the final margin, when αβ found it).
 
 A line the engine cannot read, a setting it does not have and a position that cannot be reached are answered by
 ``info string`` and a sentence saying why, and change nothing.
@@ -47,22 +49,27 @@ import dataclasses
 import math
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Sequence, TextIO, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, TextIO
 
 from .. import __version__
 from ..agents import Agent, Param, parse
-from ..agents.base import MAX_SECONDS, WrapperAgent
+from ..agents.base import WrapperAgent
 from ..agents.minimax import MANAGE_PARAMS
-from ..agents.timing import CLOCK_MIN_MOVES, CLOCK_RESERVE, TimeManager
 from ..core.control import Progress, SearchControl
-from ..core.game import PLAYERS, Game, IllegalActionError
-from ..core.render import label_pit, pit_label
+from ..core.game import PLAYERS, Game
+from ..core.render import pit_label
 from ..core.rules import Rules, rules_from_text, rules_to_text
 from ..search.alphabeta import ENTRY_BYTES
+from ..search.limits import Limits
+from .commands import (
+    MAX_LINE, Command, Go, IsReady, NewGame, PonderHit, Position, ProtocolError, Quit, SetOption, Stop, Uci,
+    info_line, line_text, mean_to_cp, parse_command, read_line,
+)
 
 __all__ = [
     "ENGINE_NAME", "AUTHOR", "ProtocolError", "Uci", "IsReady", "NewGame", "SetOption", "Position", "Go", "Stop",
-    "Quit", "Command", "parse_command", "read_line", "line_text", "info_line", "EngineServer", "MAX_LINE",
+    "Quit", "PonderHit", "Command", "mean_to_cp", "parse_command", "read_line", "line_text", "info_line",
+    "EngineServer", "MAX_LINE",
 ]
 
 #: The engine's name in ``id name``.
@@ -70,240 +77,6 @@ ENGINE_NAME = f"awale {__version__}"
 
 #: The engine's author in ``id author``.
 AUTHOR = "The awale project"
-
-#: The longest line read, in characters; a longer one is refused.
-MAX_LINE = 65_536
-
-#: The largest number a ``go`` parameter may take (milliseconds: some 30 years).
-_MAX_NUMBER = 10**12
-
-
-class ProtocolError(ValueError):
-    """A line that cannot be read, or a setting or position that cannot be used: answered by ``info string``."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Uci:
-    """``uci``: name the engine and list its settings."""
-
-
-@dataclasses.dataclass(frozen=True)
-class IsReady:
-    """``isready``: answer ``readyok`` once ready."""
-
-
-@dataclasses.dataclass(frozen=True)
-class NewGame:
-    """``ucinewgame``: the next search is of a new game."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Stop:
-    """``stop``: end the search now."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Quit:
-    """``quit``: end the engine."""
-
-
-@dataclasses.dataclass(frozen=True)
-class SetOption:
-    """``setoption name NAME [value VALUE]``."""
-
-    name: str
-    value: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
-class Position:
-    """``position``: the initial position (``board`` None) or a board, then moves (pit labels, without spaces).
-
-    Attributes:
-        board: None for ``startpos``; else the pits, both captures and the player to move (0 South, 1 North).
-        moves: the labels of the moves played from there, one letter each.
-    """
-
-    board: Optional[Tuple[Tuple[int, ...], Tuple[int, int], int]] = None
-    moves: str = ""
-
-
-@dataclasses.dataclass(frozen=True)
-class Go:
-    """``go`` and its limits (None: not given); times in milliseconds."""
-
-    movetime: Optional[int] = None
-    nodes: Optional[int] = None
-    depth: Optional[int] = None
-    infinite: bool = False
-    wtime: Optional[int] = None
-    btime: Optional[int] = None
-    winc: Optional[int] = None
-    binc: Optional[int] = None
-    movestogo: Optional[int] = None
-
-
-Command = Union[Uci, IsReady, NewGame, SetOption, Position, Go, Stop, Quit]
-
-_SIMPLE = {"uci": Uci, "isready": IsReady, "ucinewgame": NewGame, "stop": Stop, "quit": Quit}
-_GO_LEAST = {"movetime": 1, "nodes": 1, "depth": 1, "wtime": None, "btime": None, "winc": 0, "binc": 0,
-             "movestogo": 1}
-
-
-def parse_command(line: str) -> Command:
-    """The command a line holds (see the module docstring).
-
-    Raises:
-        ProtocolError: an unknown command, or one whose words do not follow its form; the message says which.
-    """
-    words = line.split()
-    if not words:
-        raise ProtocolError("empty line")
-    head, rest = words[0], words[1:]
-    if head in _SIMPLE:
-        if rest:
-            raise ProtocolError(f"{head} takes nothing after it, got {' '.join(rest)!r}")
-        return _SIMPLE[head]()
-    if head == "setoption":
-        return _setoption(rest)
-    if head == "position":
-        return _position(rest)
-    if head == "go":
-        return _go(rest)
-    raise ProtocolError(f"unknown command {_short(head)} (commands: uci, isready, ucinewgame, setoption, position, go, "
-                        "stop, quit)")
-
-
-def _short(text: str) -> str:
-    return repr(text if len(text) <= 40 else text[:37] + "...")
-
-
-def _setoption(words: List[str]) -> SetOption:
-    if not words or words[0] != "name" or len(words) < 2 or words[1] == "value":
-        raise ProtocolError("setoption needs a name: setoption name NAME [value VALUE]")
-    if "value" in words:
-        at = words.index("value")
-        return SetOption(" ".join(words[1:at]), " ".join(words[at + 1:]))
-    return SetOption(" ".join(words[1:]))
-
-
-def _position(words: List[str]) -> Position:
-    if not words:
-        raise ProtocolError("position needs startpos or board: position startpos [moves M ...]")
-    moves: List[str] = []
-    if "moves" in words:
-        at = words.index("moves")
-        words, moves = words[:at], words[at + 1:]
-    text = "".join(moves)
-    if not all(c.isascii() and c.isalpha() for c in text):
-        raise ProtocolError(f"moves are pit letters (A-F South's, a-f North's), got {_short(' '.join(moves))}")
-    if words == ["startpos"]:
-        return Position(None, text)
-    if words[0] != "board":
-        raise ProtocolError(f"position: expected startpos or board, got {_short(' '.join(words))}")
-    *numbers, side = words[1:] or [""]
-    if side.lower() not in ("south", "north") or len(numbers) < 2:
-        raise ProtocolError("position board needs the pits, both captures and the side to move: "
-                            "position board 4 4 4 4 4 4 4 4 4 4 4 4 0 0 south")
-    try:
-        counts = [int(word) for word in numbers]
-    except ValueError:
-        given = _short(" ".join(numbers))
-        raise ProtocolError(f"position board: the pits and captures are whole numbers, got {given}") from None
-    return Position((tuple(counts[:-2]), (counts[-2], counts[-1]), 0 if side.lower() == "south" else 1), text)
-
-
-def _go(words: List[str]) -> Go:
-    values: Dict[str, Any] = {}
-    index = 0
-    while index < len(words):
-        word = words[index]
-        if word == "infinite":
-            values["infinite"] = True
-            index += 1
-            continue
-        if word not in _GO_LEAST:
-            raise ProtocolError(f"go: unknown limit {_short(word)} (limits: movetime, nodes, depth, infinite, wtime, "
-                                "btime, winc, binc, movestogo)")
-        if index + 1 >= len(words):
-            raise ProtocolError(f"go: {word} needs a number")
-        try:
-            number = int(words[index + 1])
-        except ValueError:
-            raise ProtocolError(f"go: {word} needs a whole number, got {_short(words[index + 1])}") from None
-        least = _GO_LEAST[word]
-        if (least is not None and number < least) or abs(number) > _MAX_NUMBER:
-            raise ProtocolError(f"go: {word} must be from {least} to {_MAX_NUMBER}, got {number}")
-        values[word] = number
-        index += 2
-    return Go(**values)
-
-
-def read_line(text: str, game: Game) -> Tuple[List[int], Game]:
-    """The actions of a line of pit labels played from ``game`` (spaces allowed), and the game they reach.
-
-    Raises:
-        ValueError: a letter that is not a pit, the opponent's pit, an illegal move or a move after the end of the
-            game; the message names the move by its number in the line.
-    """
-    n = game.rules.pits_per_side
-    actions = []
-    letters = [c for c in text if not c.isspace()]
-    for number, letter in enumerate(letters, start=1):
-        where = f"move {number}, {letter!r}"
-        if game.game_finished:
-            raise ValueError(f"{where}: the game is already over")
-        try:
-            owner, action = divmod(label_pit(letter, n), n)
-        except ValueError as error:
-            raise ValueError(f"{where}: {error}") from None
-        mover = game.current_player
-        if owner != mover:
-            own = f"{pit_label(mover * n, n)}-{pit_label(mover * n + n - 1, n)}"
-            raise ValueError(f"{where}: {letter} is {PLAYERS[owner]}'s pit, but {PLAYERS[mover]} is to move "
-                             f"({PLAYERS[mover]}'s pits are {own})")
-        try:
-            game = game.step(action)[0]
-        except IllegalActionError as error:
-            reason = str(error).split("is illegal: ", 1)[-1].split("; legal actions", 1)[0]
-            legal = " ".join(pit_label(mover * n + a, n) for a in game.legal_actions)
-            raise ValueError(f"{where}: {reason}; legal moves: {legal}") from None
-        actions.append(action)
-    return actions, game
-
-
-def line_text(game: Game, actions: Sequence[int]) -> str:
-    """The labels of a line of actions played from ``game``, separated by spaces."""
-    n = game.rules.pits_per_side
-    labels = []
-    for action in actions:
-        if game.game_finished:
-            break
-        labels.append(pit_label(game.current_player * n + action, n))
-        game = game.step(action)[0]
-    return " ".join(labels)
-
-
-def info_line(progress: Progress, game: Game, seconds: float) -> str:
-    """The ``info`` line of a search's progress from ``game``, ``seconds`` after its ``go``."""
-    if progress.proven:
-        margin = progress.margin is not None and progress.proven != "draw"
-        score = progress.proven + (f" {progress.margin}" if margin else "")
-    elif progress.seeds is not None:
-        score = f"cp {round(100 * progress.seeds)}"
-    elif progress.mean is not None:
-        score = f"mean {progress.mean:.3f}"
-    else:
-        score = ""
-    millis = max(int(seconds * 1000), 0)
-    nps = int(progress.nodes / max(seconds, 1e-3))
-    words = [f"info depth {progress.depth}", f"score {score}" if score else "",
-             f"nodes {progress.nodes} nps {nps} time {millis}"]
-    pv = line_text(game, progress.line)
-    if pv:
-        words.append(f"pv {pv}")
-    return " ".join(word for word in words if word)
-
 
 # --------------------------------------------------------------------------- settings
 
@@ -322,24 +95,36 @@ class _Option:
 _STANDARD = (
     _Option("Spec", "string", doc="the agent (an agent spec); its parameters become settings"),
     _Option("Seed", "spin", "seed", "seed of the agent's random generator"),
-    _Option("Threads", "spin", "threads", "threads of an MCTS (0: every core) or αβ agent"),
+    _Option("Threads", "spin", "threads", "threads of an MCTS or αβ agent"),
     _Option("Hash", "spin", "table", "MB of the αβ transposition table (rounded down to a power of two entries)"),
     _Option("Endgame", "string", "endgame", "endgame database: a file or a number of seeds; empty for none"),
     _Option("TimeManager", "check", "manage", "under a clock, size each move by the time manager "
                                               "(awale.agents.timing) rather than an equal share"),
+    _Option("Ponder", "check", doc="whether the manager may ask for pondering (go ponder); it always may"),
     _Option("Rules", "string", doc="the rules (abapa, or key=value fields, as the command line reads them)"),
 )
 
-#: The parameters the standard settings stand for, and the budgets that ``go`` sets.
-_COVERED = {"seed", "threads", "table", "endgame", "manage"}
+#: The parameters the standard settings stand for, and the budgets, which ``go`` gives.
+_COVERED = {"seed", "threads", "table", "endgame", "manage", "time", "depth", "nodes", "iterations"}
 
 _HASH_MAX = ENTRY_BYTES * 2**30 // 2**20  # 2**30 entries
+
+_SPIN_MAX = 2**31 - 1  # a spin without a bound of its own
+
+
+def _short(text: str) -> str:
+    return repr(text if len(text) <= 40 else text[:37] + "...")
 
 
 def _table_bits(megabytes: int) -> int:
     """The table size of ``Hash``: the most entries (:data:`~awale.search.alphabeta.ENTRY_BYTES` each) in
     ``megabytes`` MB, a power of two, 2**10 to 2**30."""
     return max(10, min(30, int(math.floor(math.log2(megabytes * 2**20 / ENTRY_BYTES)))))
+
+
+def _option_name(param: str) -> str:
+    """The UCI name of a parameter's setting, capitalised: ``clock_moves`` is ``ClockMoves``."""
+    return "".join(word[:1].upper() + word[1:] for word in param.split("_"))
 
 
 def _from_text(param: Param, text: str) -> Any:
@@ -353,7 +138,7 @@ def _from_text(param: Param, text: str) -> Any:
         try:
             return param.kind(word)
         except ValueError:
-            raise ValueError(f"{param.name} is a number, got {_short(word)}") from None
+            raise ValueError(f"{_option_name(param.name)} is a number, got {_short(word)}") from None
     return word
 
 
@@ -370,17 +155,46 @@ def _uci_value(value: Any) -> str:
 
 @dataclasses.dataclass
 class _Search:
-    """A search under way: its thread, its control, and whether ``go infinite`` holds its answer until ``stop``."""
+    """A search under way: its thread, its control, its limits and, for ``go ponder``, where the pondering stands.
+
+    ``state`` is ``"searching"``, ``"pondering"`` (until ``ponderhit`` or ``stop``), ``"hit"`` (``ponderhit``
+    came: the search under the ``go``'s limits follows) or ``"stopped"``; it changes under ``lock``.
+    """
 
     control: SearchControl
     started: float
-    infinite: bool
-    released: threading.Event
+    go: Go
+    limits: Optional[Limits]
+    state: str
+    lock: threading.Lock = dataclasses.field(default_factory=threading.Lock)
+    woken: threading.Event = dataclasses.field(default_factory=threading.Event)  # ponderhit or stop came
     thread: Optional[threading.Thread] = None
+
+    def stop(self) -> None:
+        """``stop``: end the search, pondering or not (its ``bestmove`` follows)."""
+        with self.lock:
+            self.state = "stopped"
+            self.control.stop()
+            self.woken.set()
+
+    def ponderhit(self) -> bool:
+        """``ponderhit``: end the pondering, so that the search under the ``go``'s limits begins; False if the
+        search was not pondering."""
+        with self.lock:
+            if self.state != "pondering":
+                return False
+            self.state = "hit"
+            self.control.stop()
+            self.woken.set()
+            return True
 
 
 class EngineServer:
     """One engine: an agent, a position, settings, and at most one search at a time in a thread of its own.
+
+    The agent is built once for its settings (at ``isready``, ``ucinewgame`` or the first ``go``), with its tables,
+    and plays every move of a game; ``ucinewgame`` resets it.  Each ``go`` gives it the limits of that search
+    (:class:`~awale.search.limits.Limits`): nothing is rebuilt to change a budget.
 
     Args:
         spec: the agent; it plays the moves the same agent would play in a match (same spec, same seed, same
@@ -399,12 +213,12 @@ class EngineServer:
         self._spec = self._checked_spec(spec)
         self._changes: Dict[str, Any] = {}
         self._seed: Optional[int] = None
-        self._manage: Optional[bool] = None
+        self._ponder = False
         self.rules = Rules()
         self.game = Game(self.rules)
-        self._agents: Dict[Tuple[Any, ...], Agent] = {}
+        self._player: Optional[Agent] = None  # the agent that plays, built once for the settings
+        self._warmed = False
         self._search: Optional[_Search] = None
-        self._warmed: Optional[str] = None
         self._closed = False
         self._state = threading.RLock()  # held while a command is carried out, by the reader or a search's end
         self._queue: List[Command] = []
@@ -424,16 +238,20 @@ class EngineServer:
     def handle(self, line: str) -> bool:
         """Act on one line; False once the engine is to end (``quit``).
 
-        ``stop``, ``quit`` and ``isready`` are answered at once, even during a search; the other commands that come
-        during a search wait for its ``bestmove``, in their order.
+        ``stop``, ``ponderhit``, ``quit`` and ``isready`` are answered at once, even during a search; the other
+        commands that come during a search wait for its ``bestmove``, in their order.  A ``go`` that cannot be
+        read is said so and searched with the agent's own budget: every ``go`` is answered by a ``bestmove``.
         """
         if not line.strip():
             return True
         try:
             command = parse_command(line)
         except ProtocolError as error:
-            self.say(f"info string {error}; line ignored")
-            return True
+            if line.split()[0] != "go":
+                self.say(f"info string {error}; line ignored")
+                return True
+            self.say(f"info string {error}; searching with the agent's own budget")
+            command = Go()
         if isinstance(command, Quit):
             with self._state:
                 self._queue.clear()
@@ -441,6 +259,11 @@ class EngineServer:
             return False
         if isinstance(command, Stop):
             self.stop()
+            return True
+        if isinstance(command, PonderHit):
+            search = self._search
+            if search is None or not search.ponderhit():
+                self.say("info string ponderhit: no search is pondering; line ignored")
             return True
         with self._state:
             if self._search is not None:
@@ -455,9 +278,9 @@ class EngineServer:
     def serve(self, stream: TextIO) -> None:
         """Read commands from ``stream`` until ``quit`` or the end of the input.
 
-        At the end of the input the engine finishes what it was asked (the search under way, unless it is infinite,
-        and the commands waiting for it), then ends.  A line longer than :data:`MAX_LINE` is refused, not read
-        into memory whole.
+        At the end of the input the engine finishes what it was asked (the search under way, unless it is infinite
+        or pondering, and the commands waiting for it), then ends.  A line longer than :data:`MAX_LINE` is
+        refused, not read into memory whole.
         """
         while True:
             line = stream.readline(MAX_LINE + 1)
@@ -474,8 +297,8 @@ class EngineServer:
             search = self._search
             if search is None:
                 return
-            if search.infinite:
-                self.stop()  # nothing can stop it any more
+            if search.go.infinite or search.go.ponder:
+                search.stop()  # nothing can stop it any more
             if search.thread is not None:
                 search.thread.join()
 
@@ -488,12 +311,14 @@ class EngineServer:
 
     def _carry_out(self, command: Command) -> None:
         if isinstance(command, IsReady):
-            self._warm_up()
+            self._prepare()
             self.say("readyok")
         elif isinstance(command, Uci):
             self._identify()
         elif isinstance(command, NewGame):
-            self._agents.clear()
+            self._prepare()
+            assert self._player is not None
+            self._player.reset()
         elif isinstance(command, SetOption):
             self._set(command.name, command.value)
         elif isinstance(command, Position):
@@ -515,9 +340,21 @@ class EngineServer:
         return agent.spec
 
     def agent(self) -> Agent:
-        """The agent as the settings make it (its seed and parameters), before ``go`` sets its budget."""
+        """The agent as the settings make it (its seed and parameters), new (not the one that plays)."""
         agent = parse(self._spec, seed=self._seed)
         return agent.replace(**self._changes) if self._changes else agent
+
+    def player(self) -> Agent:
+        """The agent that plays: built once for the settings, kept from move to move (reset by ``ucinewgame``)."""
+        if self._player is None:
+            self._player = self.agent()
+            self._warmed = False
+        return self._player
+
+    def _changed(self) -> None:
+        """The settings changed: the next ``isready``, ``ucinewgame`` or ``go`` builds the agent again."""
+        self._player = None
+        self._warmed = False
 
     def _params(self) -> Dict[str, Param]:
         return {param.name: param for param in type(parse(self._spec)).params}
@@ -528,44 +365,51 @@ class EngineServer:
         self.say(f"id name {ENGINE_NAME} {agent.spec}")
         self.say(f"id author {AUTHOR}")
         for option in _STANDARD:
-            self.say(self._option_line(option, agent, params))
+            line = self._option_line(option, agent, params)
+            if line:
+                self.say(line)
         for param in params.values():
             if param.name not in _COVERED:
                 self.say(self._param_line(param, getattr(agent, param.name)))
         self.say("uciok")
 
     def _option_line(self, option: _Option, agent: Agent, params: Dict[str, Param]) -> str:
+        """The ``option`` line of a standard setting ("" for one the agent does not have)."""
         head = f"option name {option.name} type {option.kind}"
         if option.name == "Spec":
             return f"{head} default {self._spec}"
         if option.name == "Rules":
             return f"{head} default {rules_to_text(self.rules)}"
+        if option.name == "Ponder":
+            return f"{head} default {_uci_value(self._ponder)}"
         if option.name == "Seed":
             return f"{head} default {getattr(agent, 'seed', 0)} min 0 max {2**63 - 1}"
         if option.name == "Threads":
-            return f"{head} default {getattr(agent, 'threads', 1)} min 0 max 1024"
+            if "threads" not in params:
+                return f"{head} default 1 min 1 max 1"
+            top = int(params["threads"].maximum or _SPIN_MAX)
+            return f"{head} default {max(1, getattr(agent, 'threads', 1))} min 1 max {top}"
         if option.name == "Hash":
             megabytes = max(1, 2 ** getattr(agent, "table", 20) * ENTRY_BYTES // 2**20)
             return f"{head} default {megabytes} min 1 max {_HASH_MAX}"
         if option.name == "Endgame":
             return f"{head} default {_uci_value(getattr(agent, 'endgame', None))}"
-        return f"{head} default {_uci_value(self._time_manager(agent))}"  # TimeManager
+        if "manage" not in params:  # TimeManager: only for the agents that manage their time
+            return ""
+        return f"{head} default {_uci_value(bool(agent.manage))}"
 
     @staticmethod
     def _param_line(param: Param, value: Any) -> str:
-        head = f"option name {param.name}"
+        head = f"option name {_option_name(param.name)}"
         if param.kind is bool and type(param).check is Param.check:  # a check box only if nothing else is taken
             return f"{head} type check default {_uci_value(value)}"
         if param.choices:
             return f"{head} type combo default {value} " + " ".join(f"var {choice}" for choice in param.choices)
-        if param.kind is int and not param.optional and param.minimum is not None and param.maximum is not None:
-            return f"{head} type spin default {value} min {int(param.minimum)} max {int(param.maximum)}"
-        return f"{head} type string default {_uci_value(value)}"
-
-    def _time_manager(self, agent: Agent) -> bool:
-        if self._manage is not None:
-            return self._manage
-        return bool(getattr(agent, "manage", True))
+        if param.kind is int and not param.optional:
+            low = int(param.minimum) if param.minimum is not None else -_SPIN_MAX
+            high = int(param.maximum) if param.maximum is not None else _SPIN_MAX
+            return f"{head} type spin default {value} min {low} max {high}"
+        return f"{head} type string default {_uci_value(value)}"  # a real number: UCI has no type for it
 
     def _set(self, name: str, value: str) -> None:
         """``setoption``: change a setting, or say in words why not (and change nothing)."""
@@ -574,43 +418,57 @@ class EngineServer:
         params = self._params()
         if option is not None and option.name == "Spec":
             spec = self._checked_spec(value)  # a bad spec raises: said, and nothing changes
-            self._spec, self._changes, self._agents = spec, {}, {}
+            self._spec, self._changes = spec, {}
+            self._changed()
             return
         if option is not None and option.name == "Rules":
             rules = rules_from_text(value)
             if rules.pits_per_side > 26:
                 raise ValueError("Rules: the pits are named by letters, so at most 26 a side")
-            self.rules, self.game, self._agents = rules, Game(rules), {}
+            self.rules, self.game = rules, Game(rules)
             return
-        if option is not None and option.name == "TimeManager":
+        if option is not None and option.name == "Ponder":
             if value.strip().lower() not in ("true", "false"):
-                raise ValueError(f"TimeManager is true or false, got {_short(value)}")
-            self._manage = value.strip().lower() == "true"
-            self._agents = {}
+                raise ValueError(f"Ponder is true or false, got {_short(value)}")
+            self._ponder = value.strip().lower() == "true"
             return
         if option is not None and option.name == "Seed":
             seed = _from_text(Param("seed", int), value)
             parse(self._spec, seed=seed)  # checked as the agent checks it
-            self._seed, self._agents = seed, {}
+            self._seed = seed
+            self._changed()
             return
-        param = option.param if option is not None else next((p for p in params if p.lower() == key), "")
+        param = option.param if option is not None else next(
+            (p for p in params if p not in _COVERED and key in (p.lower(), _option_name(p).lower())), "")
         if not param or param == "seed":
-            known = ", ".join([o.name for o in _STANDARD] + [p for p in params if p not in _COVERED])
-            raise ValueError(f"no setting {_short(name.strip())} (settings: {known}); nothing changed")
+            known = [o.name for o in _STANDARD if o.name != "TimeManager" or "manage" in params]
+            known += [_option_name(p) for p in params if p not in _COVERED]
+            raise ValueError(f"no setting {_short(name.strip())} (settings: {', '.join(known)}); nothing changed")
         if param not in params:
             raise ValueError(f"{option.name}: {parse(self._spec).name} has no {param}, so {option.name} does not "
                              "apply to it; nothing changed")
-        given = _from_text(Param(param, int), value) if param == "table" else _from_text(params[param], value)
         if param == "table":
+            given = _from_text(Param(param, int), value)
             if not isinstance(given, int) or given < 1:
                 raise ValueError(f"Hash is a number of megabytes, at least 1, got {_short(value)}")
             given = _table_bits(given)
+        elif param == "manage":
+            if value.strip().lower() not in ("true", "false"):
+                raise ValueError(f"TimeManager is true or false, got {_short(value)}")
+            given = value.strip().lower() == "true"
+        else:
+            given = _from_text(params[param], value)
+        if param == "threads" and isinstance(given, int) and given < 1:
+            raise ValueError(f"Threads must be at least 1, got {given}; nothing changed")
         changes = {**self._changes, param: given}
+        if param == "manage" and not given:  # what only the time manager reads goes with it
+            changes.update((p.name, p.default) for p in MANAGE_PARAMS if p.name in params)
         try:
             parse(self._spec, seed=self._seed).replace(**changes)
         except ValueError as error:
             raise ValueError(f"{name.strip()}: {error}; nothing changed") from None
-        self._changes, self._agents = changes, {}
+        self._changes = changes
+        self._changed()
 
     # ------------------------------------------------------------------ positions
 
@@ -634,70 +492,25 @@ class EngineServer:
         search = self._search
         if search is None:
             return
-        search.control.stop()
-        search.released.set()
+        search.stop()
         if wait and search.thread is not None:
             search.thread.join()
 
-    def _budget(
-        self, go: Go, agent: Agent, game: Game
-    ) -> Tuple[Dict[str, Any], Optional[Tuple[float, float]], List[str]]:
-        """The parameters ``go`` sets on ``agent``, the clock to tell it (seconds left, increment) and notes."""
-        names = {param.name for param in agent.params}
-        given = [word for word in ("infinite", "nodes", "depth", "movetime") if getattr(go, word) not in (None, False)]
-        mover_time = go.wtime if game.current_player == 0 else go.btime
-        if mover_time is not None:
-            given.append("clock")
-        notes = [f"go: {', '.join(given[1:])} ignored: {given[0]} decides"] if len(given) > 1 else []
-        if (go.wtime, go.btime)[1 - game.current_player] is not None and mover_time is None:
-            notes.append(f"go: no time for {PLAYERS[game.current_player]}, who is to move; the agent's own budget")
-        budgets = ("time", "nodes", "depth", "iterations")
-
-        def only(**values: Any) -> Dict[str, Any]:  # one budget, the others cleared
-            changes = {name: None for name in budgets if name in names}
-            changes.update(values)
-            if "manage" in names:
-                changes.setdefault("manage", False)
-            if not changes.get("manage"):  # what only the time manager reads goes with it
-                changes.update((p.name, p.default) for p in MANAGE_PARAMS if p.name in names)
-            if "spend" in names and changes.get("time") is None:
-                changes["spend"] = False  # spend spends a time: not with nodes or a depth
-            return changes
-
-        kind = given[0] if given else ""
-        if kind in ("infinite", "movetime") and "time" in names:
-            seconds = MAX_SECONDS if kind == "infinite" else go.movetime / 1000
-            spend = {"spend": True} if kind == "movetime" and "spend" in names else {}  # a move time is spent whole
-            return only(time=max(seconds, 0.001), **spend), None, notes
-        if kind == "nodes" and ("nodes" in names or "iterations" in names):
-            return only(**{"nodes" if "nodes" in names else "iterations": go.nodes}), None, notes
-        if kind == "depth" and "depth" in names:
-            return only(depth=go.depth), None, notes
-        if kind == "clock" and "time" in names:
-            remaining = max(mover_time, 0) / 1000
-            increment = max((go.winc if game.current_player == 0 else go.binc) or 0, 0) / 1000
-            managed = self._time_manager(agent)
-            if managed and "manage" in names:
-                return only(time=1.0, manage=True), (remaining, increment), notes  # the clock sizes each move
-            if managed:
-                manager = TimeManager(1.0)
-                manager.observe_clock(remaining, increment)
-                return only(time=manager.allowance(game).target), None, notes
-            usable = max(remaining - CLOCK_RESERVE, 0.0)
-            share = usable / (go.movestogo or CLOCK_MIN_MOVES) + increment
-            return only(time=max(min(share, usable / 2), 0.001)), None, notes
-        if kind:
-            notes.append(f"go: {agent.name} has no {'time' if kind in ('movetime', 'clock', 'infinite') else kind} "
-                         "budget; it searches with its own")
-        return {}, None, notes
-
-    def _agent_for(self, changes: Dict[str, Any]) -> Agent:
-        """The agent of this game with the budget ``changes``: the same one at every move with the same budget."""
-        key = tuple(sorted(changes.items()))
-        if key not in self._agents:
-            agent = self.agent()
-            self._agents[key] = agent.replace(**changes) if changes else agent
-        return self._agents[key]
+    def _notes(self, go: Go, agent: Agent, game: Game, limits: Optional[Limits]) -> List[str]:
+        """What ``go`` asks that the agent does not do, in words."""
+        notes = []
+        mover = game.current_player
+        if (go.wtime, go.btime)[1 - mover] is not None and (go.wtime, go.btime)[mover] is None:
+            notes.append(f"go: no time for {PLAYERS[mover]}, who is to move; the agent's own budget")
+        if go.infinite and limits is not None and not limits.infinite:
+            notes.append("go: infinite ignored: a time or a clock is given")
+        if limits is not None:
+            kinds = [kind for kind in limits.given() if kind not in agent.honours]
+            if kinds and len(kinds) == len(limits.given()):
+                notes.append(f"go: {agent.name} has no {' or '.join(kinds)} limit; it searches with its own budget")
+            elif kinds:
+                notes.append(f"go: {' and '.join(kinds)} ignored: {agent.name} has no such limit")
+        return notes
 
     def _go(self, go: Go) -> None:
         game = self.game
@@ -705,25 +518,26 @@ class EngineServer:
             self.say("info string the game is over: there is no move to search")
             self.say("bestmove (none)")
             return
-        agent = self.agent()
-        changes, clock, notes = self._budget(go, agent, game)
-        for note in notes:
+        agent = self.player()
+        limits = go.limits(game.current_player)
+        for note in self._notes(go, agent, game, limits):
             self.say(f"info string {note}")
-        agent = self._agent_for(changes)
-        search = _Search(SearchControl(), time.perf_counter(), go.infinite, threading.Event())
-        search.thread = threading.Thread(target=self._run, args=(search, agent, game, clock),
+        search = _Search(SearchControl(), time.perf_counter(), go, limits, "pondering" if go.ponder else "searching")
+        search.thread = threading.Thread(target=self._run, args=(search, agent, game),
                                          name="awale-engine-search", daemon=True)
         self._search = search
         search.thread.start()
 
-    def _run(self, search: _Search, agent: Agent, game: Game, clock: Optional[Tuple[float, float]]) -> None:
+    def _run(self, search: _Search, agent: Agent, game: Game) -> None:
         """The search's thread: the agent's move, the ``info`` lines on the way, then ``bestmove``."""
         pending: List[Progress] = []
         shown = [0.0]
 
         def listen(progress: Progress) -> None:  # every αβ iteration; MCTS at most every 0.2 s
             now = time.perf_counter()
-            if progress.mean is None or now - shown[0] >= 0.2:
+            if progress.note:
+                self.say(f"info string {progress.note}")
+            if progress.note or progress.mean is None or now - shown[0] >= 0.2:
                 self.say(info_line(progress, game, now - search.started))
                 shown[0] = now
                 pending.clear()
@@ -732,45 +546,63 @@ class EngineServer:
 
         search.control.listener = listen
         n = game.rules.pits_per_side
+        action: Optional[int] = None
         try:
             with search.control:
-                if clock is not None:
-                    agent.observe_clock(*clock)
-                action = agent.act(game)
-            move = pit_label(game.current_player * n + int(action), n)
+                if search.go.ponder:
+                    action = agent.act(game, Limits(ponder=True))  # until ponderhit or stop
+                    search.woken.wait()  # a pondering that ends by itself waits for them too
+                    with search.lock:
+                        hit = search.state == "hit"
+                        if hit:  # the go's limits, from the ponderhit on
+                            search.woken.clear()  # a go ponder infinite still waits for its stop
+                            search.control.clear()
+                            search.started = time.perf_counter()
+                            search.state = "searching"
+                            pending.clear()
+                    if hit:
+                        action = agent.act(game, search.limits)
+                else:
+                    action = agent.act(game, search.limits)
         except Exception as error:  # noqa: BLE001 - said on the protocol, never a crash
             self.say(f"info string the search failed: {error}")
-            move = "(none)"
+        if action is None or action not in game.legal_actions:
+            action = game.legal_actions[0]  # a legal move all the same: every go has its bestmove
         if pending:
             self.say(info_line(pending[-1], game, time.perf_counter() - search.started))
-        if search.infinite:
-            search.released.wait()  # under go infinite, the answer waits for stop
+        if search.go.infinite:
+            search.woken.wait()  # under go infinite, the answer waits for stop
+        move = pit_label(game.current_player * n + int(action), n)
+        reply = None
+        try:
+            reply = agent.expected_reply(game, int(action))
+        except Exception:  # noqa: BLE001 - a reply is a courtesy, never a failure
+            reply = None
+        after = game.step(int(action))[0]
+        if reply is not None and not after.game_finished and reply in after.legal_actions:
+            move += f" ponder {pit_label(after.current_player * n + int(reply), n)}"
         with self._state:
             self.say(f"bestmove {move}")
             self._search = None
             while self._queue and self._search is None:  # what came during the search, in order
                 self._act(self._queue.pop(0))
 
-    def _warm_up(self) -> None:
-        """Load the agent and compile its kernels once, by a small search (``isready``)."""
-        if self._warmed == self.agent().spec:
+    def _prepare(self) -> None:
+        """Build the agent for the settings (its tables allocated) and compile its kernels by a small search, once
+        for the settings (``isready``, ``ucinewgame``); the agent is reset after it."""
+        agent = self.player()
+        if self._warmed:
             return
-        agent = self.agent()
-        names = {param.name for param in agent.params}
-        small = {"nodes": 200} if "nodes" in names else {"iterations": 64} if "iterations" in names else {}
         game = Game(self.rules)
         for _ in range(8):  # past the opening book, as awale.play.match.warm_up
             following = game.step(game.legal_actions[0])[0]
             if following.game_finished:
                 break
             game = following
+        small = Limits(nodes=200 if "depth" in agent.honours else 64) if "nodes" in agent.honours else None
         try:
-            budget = {name: None for name in ("time", "depth") if name in names}
-            for switch in ("manage", "spend"):  # they need a time; the warm-up searches nodes
-                if switch in names:
-                    budget[switch] = False
-            budget.update((p.name, p.default) for p in MANAGE_PARAMS if p.name in names)  # they need manage
-            agent.replace(**budget, **small).act(game) if small else agent.act(game)
+            agent.act(game, small)
         except ValueError as error:
             self.say(f"info string the agent could not make a move: {error}")
-        self._warmed = self.agent().spec
+        agent.reset()
+        self._warmed = True

@@ -110,6 +110,7 @@ import dataclasses
 import math
 import threading
 import time as _time
+from time import perf_counter as _clock
 from typing import Callable, ContextManager, Dict, Iterable, Iterator, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
@@ -171,7 +172,7 @@ _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, c
 
 # Entries of the control array shared by Python and the kernels.
 (_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH, _SCOUT,
- _REDUCE, _KILLERS, _IID, _SHARED) = range(16)
+ _REDUCE, _KILLERS, _IID, _SHARED, _STOP) = range(17)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
 
 # Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
@@ -488,7 +489,7 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
     size = state.shape[0] - 5
     root = ply == 0
     ctl[_NODES] += 1
-    if ctl[_NODES] > ctl[_BUDGET]:
+    if ctl[_NODES] > ctl[_BUDGET] or ctl[_STOP] != 0:  # out of nodes, or stopped (the one stop flag)
         ctl[_STATUS] = _OUT_OF_NODES
         return 0
     if ply >= kids.shape[0]:
@@ -684,6 +685,11 @@ class TableLoad(NamedTuple):
 TimePlan = Callable[[Sequence[Iteration]], float]
 
 
+def _deadline(seconds: float) -> float:
+    """The moment ``seconds`` from now on the deadline timer's clock (:func:`awale.core._guard.stop_at`)."""
+    return _clock() + seconds
+
+
 def _growth(last: float, previous: float) -> float:
     """How much longer the next iteration of iterative deepening is predicted to take than the last one.
 
@@ -857,7 +863,7 @@ class AlphaBeta:
             np.zeros(entries, dtype=np.int64),  # checks
         )
         self._killers = np.full((MAX_DEPTH + 1, 2), -1, dtype=np.int64)  # every ply a line can reach
-        self._ctl = np.zeros(16, dtype=np.int64)
+        self._ctl = np.zeros(17, dtype=np.int64)
         self._ctl[_SCOUT] = enhancements.pvs
         self._ctl[_REDUCE] = enhancements.reductions
         self._ctl[_KILLERS] = enhancements.killers
@@ -888,6 +894,7 @@ class AlphaBeta:
         self._ctl[_NODES] = 0
         self._ctl[_PROBES] = 0
         self._ctl[_GENERATION] = generation
+        self._ctl[_STOP] = 0  # the caller sets it at the end of its search (after setting ``stop``)
         self._killers[:] = -1
         depth = 0
         while not stop.is_set():
@@ -921,10 +928,10 @@ class AlphaBeta:
             yield
         finally:
             stop.set()
-            for helper, worker in zip(self._helpers, workers):
-                while worker.is_alive():  # an iteration that starts after the stop resets its budget: take it again
-                    helper._ctl[_BUDGET] = -1
-                    worker.join(0.001)
+            for helper in self._helpers:  # the helper's stop flag: its search, and any it starts, end at once
+                helper._ctl[_STOP] = 1
+            for worker in workers:
+                worker.join()
 
     @property
     def helper_nodes(self) -> int:
@@ -1003,7 +1010,7 @@ class AlphaBeta:
             ctl[_STATUS] = _RUNNING
             ctl[_BUDGET] = ctl[_NODES] + budget
             ctl[_HORIZON] = 0
-            with stop_on_signal(ctl, _BUDGET, -1):  # Ctrl-C: the kernel stops as if out of nodes
+            with stop_on_signal(ctl, _STOP, 1):  # Ctrl-C or the thread's SearchControl: the stop flag
                 value = _negamax(
                     arrays.state.copy(), moves, len(moves), Line(0, arrays.length, history, 0), depth, *window, ws
                 )
@@ -1088,7 +1095,8 @@ class AlphaBeta:
         ))
 
     def _start(self) -> None:
-        """Begin a search: count nodes from zero and age the table's entries."""
+        """Begin a search: count nodes from zero, lower the stop flag and age the table's entries."""
+        self._ctl[_STOP] = 0
         self._ctl[_NODES] = 0
         self._ctl[_PROBES] = 0
         self._ctl[_GENERATION] = (self._ctl[_GENERATION] + 1) % (1 << 15)
@@ -1139,8 +1147,8 @@ class AlphaBeta:
                 with a time or nodes, iterations stop at :data:`MAX_DEPTH`).
             time: if given, seconds to spend: no iteration starts that is
                 predicted not to finish in the time left, and one that
-                overruns is abandoned (after a node budget estimated from
-                the speed so far).  The result is that of the last completed
+                overruns is abandoned at the deadline (a timer raises the
+                search's stop flag, :func:`awale.core._guard.stop_at`).  The result is that of the last completed
                 iteration; the first (one ply) always completes.
             nodes: if given, positions to visit, spent as ``time`` is but
                 counted in nodes: no iteration starts that is predicted (from
@@ -1188,7 +1196,6 @@ class AlphaBeta:
         found = None
         last = previous = 0.0  # the times of the last two iterations
         spent = spent_before = 0  # the nodes of the last two iterations
-        rate = 0.0  # nodes per second in the last iteration
         soft = time  # the time the search may take, as the plan sets it
         done = []  # the iterations completed, for the plan
         iteration = 1
@@ -1202,11 +1209,11 @@ class AlphaBeta:
                     if spend:
                         if now >= start + soft:
                             break
-                        cut = stop_at(self._ctl, _BUDGET, -1, start + soft)  # the iteration is cut at the deadline
+                        cut = stop_at(self._ctl, _STOP, 1, _deadline(start + soft - now))  # cut at the deadline
                     else:
                         if soft is not None and start + soft - now <= last * _growth(last, previous):
                             break  # the next iteration would not finish in time
-                        budget = max(1, min(int(rate * (start + time - now)), _UNLIMITED))  # abandon it at the deadline
+                        cut = stop_at(self._ctl, _STOP, 1, _deadline(start + time - now))  # abandoned at it
                 if found is not None and nodes is not None:
                     left_nodes = nodes - int(self._ctl[_NODES])
                     if left_nodes <= spent * _growth(spent, spent_before):
@@ -1231,7 +1238,6 @@ class AlphaBeta:
                     break
                 previous, last = last, _time.perf_counter() - begun
                 spent_before, spent = spent, int(self._ctl[_NODES]) - before
-                rate = spent / max(last, 1e-9)
                 best = tuple(a for a, v in zip(game.legal_actions, values) if v == value)
                 found = (value, best, None if exact else iteration, exact)
                 self._report(game, found, iteration, _time.perf_counter() - start)
@@ -1241,6 +1247,7 @@ class AlphaBeta:
                     done.append(Iteration(iteration, int(value), best, _time.perf_counter() - start, last))
                     soft = min(float(plan(done)), time)
         if found is None:  # stopped (awale.core.control) before the first iteration ended: that one, unstopped
+            self._ctl[_STOP] = 0
             with detached():
                 value, values, _, exact = self._run(game, 1, True, _UNLIMITED)
             found = (value, tuple(a for a, v in zip(game.legal_actions, values) if v == value), None if exact else 1,

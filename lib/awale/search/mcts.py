@@ -37,6 +37,7 @@ References:
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import math
 import threading
@@ -45,7 +46,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from ..core._guard import Chunks, available_memory
+from ..core._guard import Chunks, available_memory, stop_at
 from ..core.control import Progress, current, watched
 from ..knowledge.endgame import EndgameDatabase, probe_tables
 from ..knowledge.evaluation import N_FEATURES, checked_weights
@@ -369,10 +370,21 @@ class SearchTree:
         game = game_arrays(self.game)
         return Root(game.state, game.keys, game.boards, game.length, self.game.rules.params)
 
+    def guarded(self, control: np.ndarray) -> contextlib.ExitStack:
+        """While a kernel runs, the one stop flag ``control[0]`` is raised by a stop of the thread's search control
+        (:class:`awale.core.control.SearchControl`) and, in a timed search (:meth:`run_for`), by its deadline: the
+        kernel ends within an iteration."""
+        stack = contextlib.ExitStack()
+        stack.enter_context(watched(control, 0, 1))
+        deadline = getattr(self, "_deadline", None)
+        if deadline is not None:
+            stack.enter_context(stop_at(control, 0, 1, deadline))
+        return stack
+
     def _chunk(self, size: int) -> Tuple[int, int]:
         """Run up to ``size`` iterations in one call of the kernel; return ``(iterations done, nodes used)``."""
         tree = self.arrays()
-        with watched(tree.control, 0, 1):  # a stop of the thread's search control ends the kernel at once
+        with self.guarded(tree.control):  # a stop, or the deadline, ends the kernel at once
             done = iterate(size, np.zeros(1, dtype=np.int64), tree, self.options(), self.root(), self._rng)
         return int(done), int(tree.used[0])
 
@@ -388,19 +400,28 @@ class SearchTree:
             mean=None if best is None else best.mean, proven="" if best is None else best.proven,
         ))
 
-    def run_for(self, seconds: float, stop: Optional[threading.Event] = None) -> int:
+    def run_for(self, seconds: float, stop: Optional[threading.Event] = None, iterations: Optional[int] = None) -> int:
         """Run iterations for about ``seconds`` seconds of wall-clock time; return how many ran.
 
         The tree grows as needed, up to :attr:`node_limit` nodes and
         :data:`MAX_VISITS` visits: the search stops early when it is full
-        (or when ``stop`` is set).
+        (or when ``stop`` is set, or after ``iterations`` iterations if given: the first limit reached).
         """
         self._began = time.perf_counter()
         deadline = self._began + seconds
+        self._deadline = deadline  # the kernels stop at it (:meth:`guarded`)
+        try:
+            return self._run_until(deadline, stop, iterations)
+        finally:
+            self._deadline = None
+
+    def _run_until(self, deadline: float, stop: Optional[threading.Event], iterations: Optional[int]) -> int:
         done, chunk = 0, 64
         limit = self.node_limit
         while time.perf_counter() < deadline and not self.proven_root:
             room = min(limit - self.used, MAX_VISITS - self.root_visits)
+            if iterations is not None:
+                room = min(room, iterations - done)
             size = min(chunk, room)
             if size <= 0:
                 break
@@ -412,8 +433,8 @@ class SearchTree:
                 break
             elapsed = time.perf_counter() - start
             remaining = deadline - time.perf_counter()
-            # Aim each chunk at a quarter of the time left (at most a second's worth), so the deadline
-            # is not overrun by much and the tree grows no faster than it fills.
+            # Aim each chunk at a quarter of the time left (at most a second's worth): the deadline stops the
+            # kernel itself, and the tree grows no faster than it fills.
             chunk = max(16, int(chunk / max(elapsed, 1e-6) * min(remaining / 4, 1.0)))
         return done
 

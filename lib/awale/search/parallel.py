@@ -58,7 +58,7 @@ import numpy as np
 
 from ..core._guard import available_cores
 from ..core._jit import jit
-from ..core.control import Progress, bound, current, watched
+from ..core.control import Progress, bound, current
 from ..knowledge.endgame import EndgameDatabase
 from ..core.game import Game
 from ..core.engine import advance, copy_history, grown, legal_actions, next_u32, seed_rng
@@ -299,7 +299,7 @@ class SharedTree(SearchTree):
         if self.scheme == "tree":
             counter = np.zeros(1, dtype=np.int64)
             tasks = [(lambda rng=rng: iterate(size, counter, tree, opt, root, rng)) for rng in self._rngs]
-            with watched(tree.control, 0, 1):
+            with self.guarded(tree.control):
                 done = sum(_in_threads(tasks, stop))
         else:
             sync = np.zeros(5, dtype=np.int64)
@@ -310,7 +310,7 @@ class SharedTree(SearchTree):
                 (lambda i=i: _leaf_helper(i, sync, tree, opt, root, self._rngs[i], path, legal))
                 for i in range(1, self.threads)
             ]
-            with watched(tree.control, 0, 1):
+            with self.guarded(tree.control):
                 done = _in_threads(master + helpers, stop)[0]
         return int(done), min(int(tree.used[0]), self.capacity)
 
@@ -390,11 +390,14 @@ class RootForest:
         self._report(began)
         return done
 
-    def run_for(self, seconds: float) -> int:
-        """Search every tree for about ``seconds`` seconds, side by side; return the iterations run."""
+    def run_for(self, seconds: float, iterations: Optional[int] = None) -> int:
+        """Search every tree for about ``seconds`` seconds, side by side (and, if given, for at most
+        ``iterations`` iterations in all, shared out as :meth:`run` shares them); return the iterations run."""
         stop = threading.Event()
         began = time.perf_counter()
-        done = sum(_in_threads([(lambda t=tree: t.run_for(seconds, stop)) for tree in self.trees], stop.set))
+        shares = [None] * self.threads if iterations is None else self._split(iterations)
+        done = sum(_in_threads([(lambda t=tree, k=share: t.run_for(seconds, stop, k))
+                                for tree, share in zip(self.trees, shares)], stop.set))
         self._report(began)
         return done
 
