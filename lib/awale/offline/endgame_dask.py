@@ -43,8 +43,12 @@ from ..core.rules import Rules
 from ..knowledge import endgame_build as egb
 from ..knowledge.endgame import EndgameDatabase, Progress, layer_digest, layer_size, queue_type
 
-__all__ = ["DaskBuild", "BuildStats", "ClusterBuildError", "share_memory", "plan_memory", "build_on_cluster",
+__all__ = ["DaskBuild", "BuildStats", "ClusterBuildError", "LEAST_SHARE", "share_memory", "plan_memory", "build_on_cluster",
            "parse_cluster"]
+
+
+#: The fewest positions of a share: smaller layers are cut into fewer shares (their rounds cost more than their work).
+LEAST_SHARE = 1 << 22
 
 
 class ClusterBuildError(Exception):
@@ -279,16 +283,17 @@ def _task_round(build: DaskBuild, seeds: int, k: int, margin: int, rnd: int, fir
         _send(build, seeds, rnd, k, mail, bounds, sent)
     _send(build, seeds, rnd, k, mail, bounds, sent)
     settled = np.array(share.queue[held.committed:int(share.tail[0])])
-    values = share.layer[settled]
-    record = _record(build, seeds, rnd, k)
-    with open(record + ".tmp", "wb") as handle:  # the commit: what the round settled, on disk before the file
-        np.save(handle, np.stack([settled.astype(np.int64), values.astype(np.int64)]))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(record + ".tmp", record)
-    held.region[settled] = values
-    _flush(held.region)
-    held.committed = int(share.tail[0])
+    if settled.shape[0]:  # a round that settled nothing has nothing to commit (and sent nothing)
+        values = share.layer[settled]
+        record = _record(build, seeds, rnd, k)
+        with open(record + ".tmp", "wb") as handle:  # the commit: what the round settled, on disk before the file
+            np.save(handle, np.stack([settled.astype(np.int64), values.astype(np.int64)]))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(record + ".tmp", record)
+        held.region[settled] = values
+        _flush(held.region)
+        held.committed = int(share.tail[0])
     return {"settled": int(settled.shape[0]), "sent": sent, "memory": _anonymous_memory()}
 
 
@@ -427,6 +432,7 @@ def build_on_cluster(
     log: Optional[Callable[[str], None]] = None,
     shares: Optional[int] = None,
     stats: Optional[BuildStats] = None,
+    least: int = LEAST_SHARE,
 ) -> EndgameDatabase:
     """Build the database of ``seeds`` seeds into ``path`` on the Dask cluster of ``client``, layer by layer.
 
@@ -445,6 +451,8 @@ def build_on_cluster(
         threads: threads a worker gives the count of its share's moves (its rounds use one).
         log: called with a line for what is said once: the memory a worker, a resumed build, a lost worker.
         shares: ranges a layer is cut into (default: one a worker).
+        least: the fewest positions of a share: a smaller layer is cut into fewer shares (one below twice
+            ``least``), as its rounds would cost more than its positions.
         stats: filled with what the build measured (:class:`BuildStats`).
 
     Raises:
@@ -458,11 +466,11 @@ def build_on_cluster(
     live = pool.workers()
     if not live:
         raise ClusterBuildError("the Dask cluster has no worker")
-    count = len(live) if shares is None else shares
-    if count < 1:
+    most = len(live) if shares is None else shares
+    if most < 1:
         raise ValueError(f"shares must be at least 1, got {shares!r}")
     info = client.scheduler_info()["workers"]
-    say(plan_memory(rules.pits_per_side, seeds, count, {w: int(info[w].get("memory_limit") or 0) for w in live},
+    say(plan_memory(rules.pits_per_side, seeds, max(1, min(most, layer_size(rules.pits_per_side, seeds) // max(1, least))), {w: int(info[w].get("memory_limit") or 0) for w in live},
                     memory))
     build = egb.open_part(path, rules, seeds, say)
     work = f"{path}.part.d"
@@ -501,6 +509,7 @@ def build_on_cluster(
         for layer in range(first, seeds + 1):
             size = layer_size(n, layer)
             started = time.perf_counter()
+            count = max(1, min(most, size // max(1, least)))
             bounds = np.array([size * k // count for k in range(count + 1)], dtype=np.int64)
             exchanged, rounds = 0, 0
             pool.assign(count)
