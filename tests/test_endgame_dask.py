@@ -56,10 +56,10 @@ def test_a_build_in_shares_is_the_one_machine_file_byte_for_byte(client, tmp_pat
     assert not os.path.exists(str(tmp_path / "d.db.part")) and not os.path.exists(str(tmp_path / "d.db.part.d"))
 
 
-@pytest.mark.parametrize("shares", [1, 3, 5])
-def test_any_number_of_shares_gives_the_same_file(client, tmp_path, shares):
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 10, shares=shares, least=1)
-    _same_file(built, _one_machine(tmp_path, Rules(), 10))
+@pytest.mark.parametrize("shares, durable", [(1, False), (3, False), (5, False), (2, True)])
+def test_any_number_of_shares_gives_the_same_file(client, tmp_path, shares, durable):
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, SMALL, 9, shares=shares, least=1, durable=durable)
+    _same_file(built, _one_machine(tmp_path, SMALL, 9))
 
 
 def _killer(client, layer, round_, seed):

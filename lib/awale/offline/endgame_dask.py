@@ -31,6 +31,7 @@ import hashlib
 import math
 import os
 import shutil
+import socket
 import sys
 import time
 import uuid
@@ -67,6 +68,7 @@ class DaskBuild:
     seeds: int
     threads: int
     token: str
+    durable: bool = True
 
 
 @dataclasses.dataclass
@@ -288,11 +290,13 @@ def _task_round(build: DaskBuild, seeds: int, k: int, margin: int, rnd: int, fir
         record = _record(build, seeds, rnd, k)
         with open(record + ".tmp", "wb") as handle:  # the commit: what the round settled, on disk before the file
             np.save(handle, np.stack([settled.astype(np.int64), values.astype(np.int64)]))
-            handle.flush()
-            os.fsync(handle.fileno())
+            if build.durable:
+                handle.flush()
+                os.fsync(handle.fileno())
         os.replace(record + ".tmp", record)
         held.region[settled] = values
-        _flush(held.region)
+        if build.durable:
+            _flush(held.region)
         held.committed = int(share.tail[0])
     return {"settled": int(settled.shape[0]), "sent": sent, "memory": _anonymous_memory()}
 
@@ -433,6 +437,7 @@ def build_on_cluster(
     shares: Optional[int] = None,
     stats: Optional[BuildStats] = None,
     least: int = LEAST_SHARE,
+    durable: Optional[bool] = None,
 ) -> EndgameDatabase:
     """Build the database of ``seeds`` seeds into ``path`` on the Dask cluster of ``client``, layer by layer.
 
@@ -451,6 +456,10 @@ def build_on_cluster(
         threads: threads a worker gives the count of its share's moves (its rounds use one).
         log: called with a line for what is said once: the memory a worker, a resumed build, a lost worker.
         shares: ranges a layer is cut into (default: one a worker).
+        durable: sync each round's record and values to disk before the round ends, so that a *machine* lost
+            (its unsynced writes with it) costs its round too; a lost worker process loses nothing unsynced.
+            None (the default): True unless every worker runs on this machine (whose loss stops the whole
+            build, which then resumes from its last finished layer, synced).
         least: the fewest positions of a share: a smaller layer is cut into fewer shares (one below twice
             ``least``), as its rounds would cost more than its positions.
         stats: filled with what the build measured (:class:`BuildStats`).
@@ -487,7 +496,12 @@ def build_on_cluster(
                 f"worker {worker} does not see the build's file {os.path.abspath(build.part)} "
                 f"({problem}): put the database on a file system every worker shares, at the same path")
     os.unlink(mark)
-    spec = DaskBuild(os.path.abspath(build.part), os.path.abspath(work), build.offset, rules, seeds, threads, token)
+    if durable is None:
+        here = client.run(socket.gethostname)
+        durable = any(name != socket.gethostname() for name in here.values())
+    spec = DaskBuild(os.path.abspath(build.part), os.path.abspath(work), build.offset, rules, seeds, threads, token,
+                     durable)
+    say(f"each round {'synced to disk (workers on other machines)' if durable else 'left to the page cache (every worker on this machine)'}")
     database = build.database
     n = rules.pits_per_side
     first = len(build.layers)
