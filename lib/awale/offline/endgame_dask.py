@@ -350,6 +350,7 @@ class _Pool:
     def __init__(self, client: Any) -> None:
         self.client = client
         self.owners: Dict[int, str] = {}
+        self.running: List[Any] = []
 
     def workers(self) -> List[str]:
         return sorted(self.client.scheduler_info()["workers"])
@@ -378,8 +379,16 @@ class _Pool:
         return self.owners[k]
 
     def submit(self, k: int, function: Callable, *args: Any) -> Any:
-        return self.client.submit(function, *args, workers=[self.owners[k]], allow_other_workers=False, pure=False,
-                                  key=f"endgame-{function.__name__[6:]}-{k}-{uuid.uuid4().hex[:12]}")
+        self.running = [future for future in self.running if future.status == "pending"]
+        self.running.append(self.client.submit(function, *args, workers=[self.owners[k]], allow_other_workers=False, pure=False,
+                                  key=f"endgame-{function.__name__[6:]}-{k}-{uuid.uuid4().hex[:12]}"))
+        return self.running[-1]
+
+    def cancel(self) -> None:
+        """Cancel the tasks still running (a build interrupted)."""
+        if self.running:
+            self.client.cancel(self.running)
+        self.running = []
 
     def wait(self, futures: Dict[int, Any]) -> Tuple[Dict[int, Any], List[int]]:
         """The results of the shares whose task ended, and the shares whose worker was lost."""
@@ -612,6 +621,7 @@ def build_on_cluster(
             done += size
     finally:
         try:
+            pool.cancel()
             client.run(_task_forget, token, on_error="ignore")
         except Exception:  # pragma: no cover - the cluster may be gone
             pass
