@@ -52,6 +52,13 @@ def add(commands: Any) -> None:
         help="copy the layers that a database of the same rules already holds (any seeds, each checked against "
         "its checksum) instead of solving them: a 25-seed database from a 28-seed one in seconds",
     )
+    building.add_argument(
+        "--cluster", default=None, metavar="ADDRESS|local:N",
+        help="build on a Dask cluster: local:N starts N local worker processes (one thread each), an address "
+        "such as tcp://host:8786 joins the cluster of a dask-scheduler started by hand. Each layer is cut into one "
+        "range of positions a worker; PATH must be on a file system every worker sees, at the same path; "
+        "--memory and --threads are then a worker's (default one thread)",
+    )
     building.set_defaults(handler=run_build)
     checking = actions.add_parser(
         "check",
@@ -108,6 +115,8 @@ def run_build(args: argparse.Namespace) -> int:
     from ..core.rules import Rules
 
     rules = Rules(pits_per_side=args.pits, seeds_per_pit=args.seeds_per_pit)
+    if args.cluster is not None:
+        return _run_cluster_build(args, rules)
     endgame_build.check_build(rules, args.seeds, args.memory * 2**20)
     out = args.out or str(built_database_path(args.seeds, rules))
     if args.out is None:
@@ -126,6 +135,55 @@ def run_build(args: argparse.Namespace) -> int:
     print(f"{len(database):,} positions with at most {args.seeds} seeds written to {out} "
           f"in {time.perf_counter() - start:.1f} s (the values' sha256, kept in the header for 'endgame check': "
           f"{database.checksum[:16]}...)")
+    return 0
+
+
+def _run_cluster_build(args: argparse.Namespace, rules: Any) -> int:
+    """``endgame build --cluster``: the build of :func:`awale.offline.endgame_dask.build_on_cluster`."""
+    import importlib.util
+    import time
+
+    from ..experiments.clusters import RunnerError, cluster
+    from ..knowledge import endgame_build
+    from ..knowledge.endgame_cache import built_database_path
+    from ..offline import endgame_dask
+
+    try:
+        workers, scheduler = endgame_dask.parse_cluster(args.cluster)
+        endgame_build.check_build(rules, args.seeds)
+    except ValueError as error:
+        raise Failure(str(error)) from None
+    if args.source is not None:
+        raise Failure("--from copies layers on this machine: build without --cluster to copy them")
+    out = args.out or str(built_database_path(args.seeds, rules))
+    if args.out is None:
+        os.makedirs(os.path.dirname(out), exist_ok=True)
+    dashboard = "127.0.0.1:0" if importlib.util.find_spec("bokeh") else None
+    start = time.perf_counter()
+    stats = endgame_dask.BuildStats()
+    try:
+        with cluster(workers=workers, scheduler=scheduler, dashboard=dashboard) as (client, where):
+            link = getattr(client, "dashboard_link", None) if (scheduler or dashboard) else None
+            print(f"build: {args.seeds} seeds {where}; Dask's dashboard: "
+                  f"{link or 'none (install bokeh to have one)'}", file=sys.stderr, flush=True)
+            try:
+                database = endgame_dask.build_on_cluster(
+                    out, client, rules, args.seeds, _progress("build"), args.memory * 2**20, args.threads or 1,
+                    log=lambda line: print(line, file=sys.stderr, flush=True), stats=stats)
+            except KeyboardInterrupt:
+                if sys.stderr.isatty():
+                    print(file=sys.stderr)
+                raise Failure(f"interrupted: the finished layers are kept in {out}.part; run the same command "
+                              f"again to resume from the first layer not finished", 130) from None
+    except (RunnerError, endgame_dask.ClusterBuildError) as error:
+        raise Failure(str(error)) from None
+    if sys.stderr.isatty():
+        print(file=sys.stderr)
+    seconds = time.perf_counter() - start
+    print(f"{len(database):,} positions with at most {args.seeds} seeds written to {out} in {seconds:.1f} s "
+          f"({stats.rounds:,} rounds, {stats.exchanged / 2**20:,.1f} MiB exchanged between shares, "
+          f"{stats.exchanged / max(1, stats.positions):.2f} bytes a position; the values' sha256, kept in the "
+          f"header for 'endgame check': {database.checksum[:16]}...)")
     return 0
 
 

@@ -654,3 +654,309 @@ def build_file(
     os.replace(part, path)
     os.unlink(state_path)
     return load(path)
+
+
+# --------------------------------------------------------------------------- a layer in shares (several machines)
+#
+# The distributed build (awale.offline.endgame_dask) solves a layer by the same counts, each worker holding one
+# range of its ranks, a *share*: the share's values, best captures, counts and queue are the worker's, the layers
+# below and the layer's values already settled are read from the file being written.  A share counts its moves
+# (:func:`share_count`), seeds a margin (:func:`share_seed`), takes the messages that the other shares sent it
+# (:func:`share_deliver`) and spreads what it settled (:func:`share_spread`), which settles its own parents at
+# once and gives those of other shares back as messages.  Within a margin the order in which positions are
+# settled does not change the values (a position is won by ``t`` once one quiet move reaches a lost position, lost
+# once its last one reaches a won one), so the values are the one-machine build's, byte for byte.
+
+__all__ += ["Share", "Mail", "new_share", "share_count", "share_seed", "share_deliver", "share_spread",
+            "share_bytes", "SHARE_MAIL"]
+
+
+class Share(NamedTuple):
+    """One share of a layer solved by counts: the ranks ``bounds[0]..bounds[1]-1`` of the layer.
+
+    Attributes:
+        params, binom, offsets: the rules and the index tables.
+        lower: the values of the layers below (mapped from the file).
+        current: the layer's values as written to the file by every share (read only when a share is counted
+            again after a fault; empty otherwise).
+        layer, exits, counts, queue, tail: as the one-machine build's, for the share's positions (local
+            offsets: rank minus ``bounds[0]``).
+        bounds: the first rank of the share and the one past its last.
+    """
+
+    params: np.ndarray
+    binom: np.ndarray
+    offsets: np.ndarray
+    lower: np.ndarray
+    current: np.ndarray
+    layer: np.ndarray
+    exits: np.ndarray
+    counts: np.ndarray
+    queue: np.ndarray
+    tail: np.ndarray
+    bounds: np.ndarray
+
+
+class Mail(NamedTuple):
+    """The parents that :func:`share_spread` found in other shares: ``ranks[:cursor[1]]`` (a rank ``r`` of the
+    layer: its count to be counted down; ``-1 - r``: it wins), and ``cursor[0]``, the queue's next entry to
+    spread."""
+
+    ranks: np.ndarray
+    cursor: np.ndarray
+
+
+#: Parents a :class:`Mail` holds before :func:`share_spread` hands it back to be sent (8 bytes each).
+SHARE_MAIL = 1 << 21
+
+
+def share_bytes(positions: int) -> int:
+    """Bytes a worker holds for a share of ``positions``: its values, best captures and counts (a byte each), its
+    queue, and its mail."""
+    return positions * (3 + np.dtype(queue_type(positions)).itemsize) + SHARE_MAIL * 8
+
+
+def new_share(database: EndgameDatabase, seeds: int, low: int, high: int, lower: np.ndarray,
+              current: Optional[np.ndarray] = None) -> Share:
+    """The work arrays of the share ``low..high-1`` of layer ``seeds`` (``current``: the layer's values in the
+    file, to count the share again after a fault)."""
+    size = high - low
+    return Share(np.array(database.rules.params), database._binom, database._offsets, lower,
+                 np.zeros(0, dtype=np.int8) if current is None else current, np.zeros(size, dtype=np.int8),
+                 np.empty(size, dtype=np.int8), np.empty(size, dtype=np.int8),
+                 np.empty(size, dtype=queue_type(size)), np.zeros(1, dtype=np.int64),
+                 np.array([low, high], dtype=np.int64))
+
+
+@jit(inline=False)
+def _share_count_chunk(seeds, margin, low, high, share):
+    """:func:`share_count` on the share's positions ``low..high-1``, on one thread."""
+    params, binom, offsets = share.params, share.binom, share.offsets
+    n = params[0]
+    size = 2 * n
+    base = share.bounds[0]
+    look = share.current.shape[0] > 0
+    board = np.empty(size, dtype=np.int64)
+    child = np.empty(size, dtype=np.int64)
+    state = np.zeros(size + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    for p in range(low, high):
+        if look and share.current[base + p] != 0:  # settled, and its parents told
+            share.layer[p] = share.current[base + p]
+            share.exits[p] = 0
+            share.counts[p] = _SETTLED
+            continue
+        count = position_at(base + p, seeds, params, binom, board, state, out)
+        best = NO_CAPTURE
+        if count == 0:
+            best = stuck_value(board, n, params[5])
+        quiet = 0
+        wins = False
+        for j in range(count):
+            taken = play_turned(board, out[j], n, params[3], child)
+            if taken > 0:
+                value = taken - share.lower[offsets[seeds - taken] + rank_of(child, size, binom)]
+                if value > best:
+                    best = value
+            elif look:
+                known = share.current[rank_of(child, size, binom)]
+                if known < 0:
+                    wins = True
+                elif known == 0:
+                    quiet += 1
+            else:
+                quiet += 1
+        share.layer[p] = 0
+        share.exits[p] = best
+        share.counts[p] = quiet
+        if look:
+            if wins or best == margin:
+                _settle(p, margin, share)
+            elif quiet == 0 and best <= -margin:
+                _settle(p, -margin, share)
+
+
+@jit(inline=False, parallel=True)
+def _share_count(seeds, margin, low, high, share):
+    chunk = 4096
+    for c in prange((high - low + chunk - 1) // chunk):
+        _share_count_chunk(seeds, margin, low + c * chunk, min(high, low + (c + 1) * chunk), share)
+
+
+def share_count(seeds: int, margin: int, low: int, high: int, share: Share) -> None:
+    """Count the moves of the share's positions ``low..high-1`` (local offsets), on all threads.
+
+    Without ``share.current`` (a layer's start): each position's best capture and its number of quiet moves,
+    as the one-machine build counts them.  With it (a share counted again after a fault, during margin
+    ``margin``, every larger margin settled): a position settled in the file is taken as settled and its
+    parents as told; another counts only its quiet moves to positions not yet settled, and is settled at once
+    (and queued) when what is settled already decides it.
+    """
+    _share_count(seeds, margin, low, high, share)
+
+
+def share_seed(margin: int, share: Share) -> None:
+    """Settle and queue the share's positions worth ``±margin`` by their own captures (as the one-machine
+    build's first step of a margin)."""
+    _count_seed(margin, share)
+
+
+@jit(inline=False)
+def _share_deliver(margin, share, inbox):
+    for i in range(inbox.shape[0]):
+        m = inbox[i]
+        if m < 0:
+            _settle(-1 - m, margin, share)
+        else:
+            before = atomic_add(share.counts, m, -1)
+            if before == 1 and share.exits[m] <= -margin:
+                _settle(m, -margin, share)
+
+
+def share_deliver(margin: int, share: Share, inbox: np.ndarray) -> None:
+    """Take the messages of other shares for this one (local offsets: ``p`` to count down, ``-1 - p`` won at
+    ``margin``), settling and queueing the positions they decide."""
+    _share_deliver(margin, share, inbox)
+
+
+@jit(inline=False)
+def _share_spread(seeds, margin, share, mail):
+    params, binom = share.params, share.binom
+    n = params[0]
+    size = 2 * n
+    low, high = share.bounds[0], share.bounds[1]
+    board = np.empty(size, dtype=np.int64)
+    parent = np.empty(size, dtype=np.int64)
+    candidate = np.empty(size, dtype=np.int64)
+    child = np.empty(size, dtype=np.int64)
+    state = np.zeros(size + 5, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    found = np.empty(n * (seeds + 1), dtype=np.int64)
+    room = mail.ranks.shape[0] - n * (seeds + 1)
+    head = mail.cursor[0]
+    sent = mail.cursor[1]
+    while head < share.tail[0] and sent <= room:
+        q = share.queue[head]
+        head += 1
+        lost = share.layer[q] < 0
+        unrank(low + q, seeds, size, binom, board)
+        for k in range(_parents(board, seeds, params, binom, parent, candidate, child, state, out, found)):
+            p = found[k]
+            if p < low or p >= high:
+                mail.ranks[sent] = -1 - p if lost else p
+                sent += 1
+            elif lost:
+                _settle(p - low, margin, share)
+            else:
+                before = share.counts[p - low]
+                share.counts[p - low] = before - 1
+                if before == 1 and share.exits[p - low] <= -margin:
+                    _settle(p - low, -margin, share)
+    mail.cursor[0] = head
+    mail.cursor[1] = sent
+
+
+def share_spread(seeds: int, margin: int, share: Share, mail: Mail) -> bool:
+    """Spread the share's queue from ``mail.cursor[0]`` on, settling its own parents (and spreading them in
+    turn) and writing those of other shares into ``mail``, on one thread; return whether the queue is done
+    (False: the mail is full, send it and call again)."""
+    _share_spread(seeds, margin, share, mail)
+    return int(mail.cursor[0]) >= int(share.tail[0])
+
+
+# --------------------------------------------------------------------------- the file of a build, by its steps
+#
+# The steps of :func:`build_file` around its layers, for a build that solves its layers elsewhere (the Dask
+# build): the same ``.part`` file and ``.part.json`` record, so that either build resumes the other's.
+
+__all__ += ["PartFile", "open_part", "record_layers", "finish_part"]
+
+
+class PartFile(NamedTuple):
+    """A build's file being written: ``part`` (the values at ``offset``, laid out as the final file), its record
+    ``state`` (the finished layers' SHA-256, ``layers``), the final ``path``, and the empty ``database`` of its
+    rules and seeds (its index tables)."""
+
+    path: str
+    part: str
+    state: str
+    offset: int
+    database: EndgameDatabase
+    expected: dict
+    layers: List[str]
+
+
+def open_part(path: str, rules: Rules, seeds: int, log: Optional[Callable[[str], None]] = None) -> PartFile:
+    """Start or resume the build of ``path`` as :func:`build_file` does: the layers of ``path + ".part"`` whose
+    SHA-256 matches ``path + ".part.json"`` are kept, from the first; without any, an empty file is made.
+
+    Raises:
+        OSError: the file cannot be written.
+    """
+    database = EndgameDatabase(rules, seeds)
+    room = _header_room(seeds)
+    offset = len(MAGIC) + 8 + room
+    count = len(database)
+    part, state_path = f"{path}.part", f"{path}.part.json"
+    expected = {"rules": dataclasses.asdict(rules), "seeds": seeds, "offset": offset, "version": FORMAT_VERSION}
+    layers: List[str] = []
+    if os.path.exists(part) and os.path.exists(state_path):
+        try:
+            with open(state_path) as handle:
+                state = json.load(handle)
+        except (OSError, ValueError):
+            state = {}
+        if {k: state.get(k) for k in expected} == expected and os.path.getsize(part) == offset + count:
+            kept = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
+            for s, digest in enumerate(state.get("layers", [])):
+                start, stop = int(database._offsets[s]), int(database._offsets[s + 1])
+                if layer_digest(kept[start:stop]) != digest:
+                    break
+                layers.append(digest)
+            del kept
+            if log is not None:
+                log(f"resuming the build in {part}: layers 0 to {len(layers) - 1} are done and whole"
+                    if layers else f"restarting the build in {part}: no whole layer in it")
+    if not layers:
+        with open(part, "wb") as handle:
+            handle.truncate(offset + count)
+    _write_json(state_path, {**expected, "layers": layers})
+    return PartFile(path, part, state_path, offset, database, expected, layers)
+
+
+def record_layers(build: PartFile) -> None:
+    """Record the finished layers (``build.layers``, their SHA-256 in order) in the build's ``.part.json``, after
+    syncing the file."""
+    with open(build.part, "rb+") as handle:
+        os.fsync(handle.fileno())
+    _write_json(build.state, {**build.expected, "layers": build.layers})
+
+
+def finish_part(build: PartFile) -> EndgameDatabase:
+    """Write the header of a build whose every layer is done and recorded, and give the file its name.
+
+    Raises:
+        ValueError: a layer is missing from the record.
+    """
+    database = build.database
+    if len(build.layers) != database.seeds + 1:
+        raise ValueError(f"{build.part}: {len(build.layers)} of {database.seeds + 1} layers are done")
+    room = build.offset - len(MAGIC) - 8
+    database._values = np.memmap(build.part, dtype=np.int8, mode="r", offset=build.offset, shape=(len(database),))
+    database.checksum = layer_digest(database._values)
+    database._layer_sums = list(build.layers)
+    header = database.header()
+    database._values = None
+    text = json.dumps(header, sort_keys=True).encode()
+    if len(text) > room:
+        raise RuntimeError(f"the header needs {len(text)} bytes, {room} were kept")  # pragma: no cover
+    with open(build.part, "rb+") as handle:
+        handle.write(MAGIC)
+        handle.write(room.to_bytes(8, "little"))
+        handle.write(text + b" " * (room - len(text)))
+        handle.flush()
+        os.fsync(handle.fileno())
+    os.chmod(build.part, 0o666 & ~UMASK)
+    os.replace(build.part, build.path)
+    os.unlink(build.state)
+    return load(build.path)
