@@ -49,7 +49,7 @@ def _same_file(built, reference):
 @pytest.mark.parametrize("rules, seeds", VARIANTS)
 def test_a_build_in_shares_is_the_one_machine_file_byte_for_byte(client, tmp_path, rules, seeds):
     stats = ed.BuildStats()
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, rules, seeds, least=1, stats=stats)
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, rules, seeds, partition=ed.Partition(least=1), stats=stats)
     _same_file(built, _one_machine(tmp_path, rules, seeds))
     assert stats.exchanged > 0 and stats.recovered == 0  # the shares did exchange parents
     assert built.recurrence_errors() == 0
@@ -58,7 +58,8 @@ def test_a_build_in_shares_is_the_one_machine_file_byte_for_byte(client, tmp_pat
 
 @pytest.mark.parametrize("shares, durable", [(1, False), (3, False), (5, False), (2, True)])
 def test_any_number_of_shares_gives_the_same_file(client, tmp_path, shares, durable):
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, SMALL, 9, shares=shares, least=1, durable=durable)
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, SMALL, 9,
+                                partition=ed.Partition(shares=shares, least=1, durable=durable))
     _same_file(built, _one_machine(tmp_path, SMALL, 9))
 
 
@@ -85,7 +86,7 @@ def test_a_worker_killed_in_a_layer_costs_its_round_and_the_values_stay_exact(cl
     progress, fired = _killer(client, layer, round_, seed)
     stats = ed.BuildStats()
     lines = []
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, least=1,
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, partition=ed.Partition(least=1),
                                 stats=stats, log=lines.append)
     assert fired, "the worker was not killed"
     _same_file(built, _one_machine(tmp_path, Rules(), 9))
@@ -103,7 +104,7 @@ def test_a_worker_killed_while_counting_moves_is_counted_again(client, tmp_path)
             os.kill(pids[1], signal.SIGKILL)
             fired.append(message)
 
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, least=1)
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, partition=ed.Partition(least=1))
     assert fired
     _same_file(built, _one_machine(tmp_path, Rules(), 9))
     client.wait_for_workers(2, timeout=60)
@@ -117,16 +118,16 @@ def test_a_stopped_build_resumes_from_its_last_finished_layer_with_either_builde
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ed.build_on_cluster(path, client, SMALL, 9, progress=stop, least=1)
+        ed.build_on_cluster(path, client, SMALL, 9, progress=stop, partition=ed.Partition(least=1))
     assert os.path.exists(path + ".part") and os.path.exists(path + ".part.json")
     lines = []
-    resumed = ed.build_on_cluster(path, client, SMALL, 9, least=1, log=lines.append)
+    resumed = ed.build_on_cluster(path, client, SMALL, 9, partition=ed.Partition(least=1), log=lines.append)
     assert any("layers 0 to 6 are done" in line for line in lines)
     _same_file(resumed, _one_machine(tmp_path, SMALL, 9))
     # the one-machine build resumes a distributed build's file too
     other = str(tmp_path / "e.db")
     with pytest.raises(KeyboardInterrupt):
-        ed.build_on_cluster(other, client, SMALL, 9, progress=stop, least=1)
+        ed.build_on_cluster(other, client, SMALL, 9, progress=stop, partition=ed.Partition(least=1))
     said = []
     _same_file(egb.build_file(other, SMALL, 9, log=said.append), resumed)
     assert any("layers 0 to 6 are done" in line for line in said)
@@ -140,7 +141,7 @@ def test_a_damaged_finished_layer_is_built_again(client, tmp_path):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        ed.build_on_cluster(path, client, SMALL, 9, progress=stop, least=1)
+        ed.build_on_cluster(path, client, SMALL, 9, progress=stop, partition=ed.Partition(least=1))
     database = eg.EndgameDatabase(SMALL, 9)
     offset = len(eg.MAGIC) + 8 + 2048 + 72 * 10
     with open(path + ".part", "rb+") as handle:  # one byte of layer 5 changed
@@ -149,7 +150,7 @@ def test_a_damaged_finished_layer_is_built_again(client, tmp_path):
         handle.seek(offset + int(database._offsets[5]) + 3)
         handle.write(bytes([(byte[0] + 1) % 256]))
     lines = []
-    resumed = ed.build_on_cluster(path, client, SMALL, 9, least=1, log=lines.append)
+    resumed = ed.build_on_cluster(path, client, SMALL, 9, partition=ed.Partition(least=1), log=lines.append)
     assert any("layers 0 to 4 are done" in line for line in lines)
     _same_file(resumed, _one_machine(tmp_path, SMALL, 9))
 

@@ -73,6 +73,7 @@ def _project(folder: Path, notebook: nbformat.NotebookNode) -> Path:
     for name in ("conf.py", "refs.bib", "pyproject.toml"):
         shutil.copy(ROOT / name, folder / name)
     shutil.copytree(ROOT / "docs", folder / "docs", ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the appendices read the results
     (folder / "notebooks").mkdir()
     nbformat.write(notebook, folder / "notebooks" / "01-flat.ipynb")
     mathjax = folder / "build" / "mathjax" / "static" / "mathjax" / "tex-chtml.js"

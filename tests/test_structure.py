@@ -205,6 +205,7 @@ def test_no_import_circle():
 LONG_MODULES = {
     "search/alphabeta.py": "one algorithm: αβ with its table, quiescence, PVS, reductions, killers, IID and MTD(f)",
     "search/loop.py": "one algorithm: the MCTS loop, its solver bounds and its shared-tree updates",
+    "knowledge/endgame_build.py": "one algorithm: retrograde analysis of a layer, whole or in a cluster's shares",
 }
 MAX_LINES = 800
 

@@ -44,7 +44,7 @@ from ..core.rules import Rules
 from ..knowledge import endgame_build as egb
 from ..knowledge.endgame import EndgameDatabase, Progress, layer_digest, layer_size, queue_type
 
-__all__ = ["DaskBuild", "BuildStats", "ClusterBuildError", "LEAST_SHARE", "share_memory", "plan_memory", "build_on_cluster",
+__all__ = ["DaskBuild", "BuildStats", "Partition", "ClusterBuildError", "LEAST_SHARE", "share_memory", "plan_memory", "build_on_cluster",
            "parse_cluster"]
 
 
@@ -434,6 +434,17 @@ def _clear(work: str, pattern: str = "*") -> None:
         os.unlink(name)
 
 
+@dataclasses.dataclass(frozen=True)
+class Partition:
+    """How :func:`build_on_cluster` cuts a layer: ``shares`` (None: one a worker), the fewest positions of a
+    share (``least``) and whether each round is synced to disk (``durable``; None: when a worker runs on another
+    machine)."""
+
+    shares: Optional[int] = None
+    least: int = LEAST_SHARE
+    durable: Optional[bool] = None
+
+
 def build_on_cluster(
     path: str,
     client: Any,
@@ -443,10 +454,8 @@ def build_on_cluster(
     memory: Optional[int] = None,
     threads: int = 1,
     log: Optional[Callable[[str], None]] = None,
-    shares: Optional[int] = None,
     stats: Optional[BuildStats] = None,
-    least: int = LEAST_SHARE,
-    durable: Optional[bool] = None,
+    partition: Optional["Partition"] = None,
 ) -> EndgameDatabase:
     """Build the database of ``seeds`` seeds into ``path`` on the Dask cluster of ``client``, layer by layer.
 
@@ -465,6 +474,7 @@ def build_on_cluster(
         threads: threads a worker gives the count of its share's moves (its rounds use one).
         log: called with a line for what is said once: the memory a worker, a resumed build, a lost worker.
         shares: ranges a layer is cut into (default: one a worker).
+        partition: a :class:`Partition`: shares, least and durable below.
         durable: sync each round's record and values to disk before the round ends, so that a *machine* lost
             (its unsynced writes with it) costs its round too; a lost worker process loses nothing unsynced.
             None (the default): True unless every worker runs on this machine (whose loss stops the whole
@@ -477,6 +487,8 @@ def build_on_cluster(
         ClusterBuildError: no worker, a worker that does not see the file, or a share too large for a worker.
         ValueError: bad rules or seeds.
     """
+    partition = Partition() if partition is None else partition
+    shares, least, durable = partition.shares, partition.least, partition.durable
     rules, seeds = egb.check_build(rules, seeds)
     stats = BuildStats() if stats is None else stats
     say = log or (lambda line: None)
