@@ -72,8 +72,11 @@ def _project(folder: Path, notebook: nbformat.NotebookNode) -> Path:
     """A copy of the build configuration with one chapter; MathJax's file only needs to exist here."""
     for name in ("conf.py", "refs.bib", "pyproject.toml"):
         shutil.copy(ROOT / name, folder / name)
-    shutil.copytree(ROOT / "docs", folder / "docs", ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / "data").symlink_to(ROOT / "data", target_is_directory=True)  # the appendices read the results
+    # The appendices that read the results and link the chapters stay out: this project has one chapter.
+    shutil.copytree(ROOT / "docs", folder / "docs", ignore=shutil.ignore_patterns("__pycache__", "appendix-*.ipynb"))
+    index = folder / "docs" / "index.rst"
+    index.write_text("".join(line for line in index.read_text(encoding="utf-8").splitlines(keepends=True)
+                             if not line.strip().startswith("appendix-")), encoding="utf-8")
     (folder / "notebooks").mkdir()
     nbformat.write(notebook, folder / "notebooks" / "01-flat.ipynb")
     mathjax = folder / "build" / "mathjax" / "static" / "mathjax" / "tex-chtml.js"
