@@ -588,39 +588,14 @@ def build_file(
         if source._layer_sums is None:
             raise ValueError(f"{source.path}: this database's header has no layer checksums to copy its layers by")
     set_threads(threads)
-    database = EndgameDatabase(rules, seeds)
-    room = _header_room(seeds)
-    offset = len(MAGIC) + 8 + room
-    count = len(database)
-    part, state_path = f"{path}.part", f"{path}.part.json"
-    expected = {"rules": dataclasses.asdict(rules), "seeds": seeds, "offset": offset, "version": FORMAT_VERSION}
-    layers: List[str] = []
-    if os.path.exists(part) and os.path.exists(state_path):
-        try:
-            with open(state_path) as handle:
-                state = json.load(handle)
-        except (OSError, ValueError):
-            state = {}
-        if {k: state.get(k) for k in expected} == expected and os.path.getsize(part) == offset + count:
-            kept = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
-            for s, digest in enumerate(state.get("layers", [])):
-                start, stop = int(database._offsets[s]), int(database._offsets[s + 1])
-                if layer_digest(kept[start:stop]) != digest:
-                    break
-                layers.append(digest)
-            del kept
-            if log is not None:
-                log(f"resuming the build in {part}: layers 0 to {len(layers) - 1} are done and whole"
-                    if layers else f"restarting the build in {part}: no whole layer in it")
-    if not layers:
-        with open(part, "wb") as handle:
-            handle.truncate(offset + count)
+    build = open_part(path, rules, seeds, log)
+    database, part, offset, layers = build.database, build.part, build.offset, build.layers
     if source is not None:
         copied = _copy_layers(source, database, part, offset, layers)
         if log is not None:
             log(f"copied layers {copied[0]} to {copied[-1]} from {source.path}" if copied
                 else f"copied no layer from {source.path}: none the build lacks is whole there")
-    _write_json(state_path, {**expected, "layers": layers})
+        record_layers(build)
     meter = _Meter(rules.pits_per_side, seeds, len(layers), progress)
     for layer_seeds in range(len(layers), seeds + 1):
         start, stop = int(database._offsets[layer_seeds]), int(database._offsets[layer_seeds + 1])
@@ -631,29 +606,10 @@ def build_file(
         layer.flush()
         layers.append(layer_digest(layer))
         del layer, lower
-        with open(part, "rb+") as handle:
-            os.fsync(handle.fileno())
-        _write_json(state_path, {**expected, "layers": layers})
+        record_layers(build)
         _report(found, deepest)
         meter.done += stop - start
-    database._values = np.memmap(part, dtype=np.int8, mode="r", offset=offset, shape=(count,))
-    database.checksum = layer_digest(database._values)
-    database._layer_sums = layers
-    header = database.header()
-    database._values = None
-    text = json.dumps(header, sort_keys=True).encode()
-    if len(text) > room:
-        raise RuntimeError(f"the header needs {len(text)} bytes, {room} were kept")  # pragma: no cover
-    with open(part, "rb+") as handle:
-        handle.write(MAGIC)
-        handle.write(room.to_bytes(8, "little"))
-        handle.write(text + b" " * (room - len(text)))
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.chmod(part, 0o666 & ~UMASK)
-    os.replace(part, path)
-    os.unlink(state_path)
-    return load(path)
+    return finish_part(build)
 
 
 # --------------------------------------------------------------------------- a layer in shares (several machines)
