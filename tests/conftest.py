@@ -22,6 +22,19 @@ from awale import Game, Rules
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile("ci")
 
+# Small rule variants and the seeds their endgame databases are built to, for the one-machine and the cluster
+# builds' tests (each must give the same file on every variant).
+ENDGAME_SMALL = Rules(pits_per_side=3, seeds_per_pit=2)
+ENDGAME_VARIANTS = [
+    (Rules(), 9),
+    (ENDGAME_SMALL, 8),
+    (Rules(pits_per_side=2, seeds_per_pit=3), 10),
+    (Rules(pits_per_side=3, seeds_per_pit=4, feed=False), 8),
+    (Rules(pits_per_side=3, seeds_per_pit=4, grand_slam="forbidden"), 8),
+    (Rules(pits_per_side=3, seeds_per_pit=4, grand_slam="capture-all"), 8),
+    (Rules(pits_per_side=4, seeds_per_pit=3, collect_remaining=False), 7),
+]
+
 #: The repository's root.
 ROOT = Path(__file__).resolve().parents[1]
 

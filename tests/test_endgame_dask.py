@@ -18,16 +18,7 @@ from awale.knowledge import endgame as eg
 from awale.knowledge import endgame_build as egb
 from awale.offline import endgame_dask as ed
 
-SMALL = Rules(pits_per_side=3, seeds_per_pit=2)
-VARIANTS = [
-    (Rules(), 9),
-    (SMALL, 8),
-    (Rules(pits_per_side=2, seeds_per_pit=3), 10),
-    (Rules(pits_per_side=3, seeds_per_pit=4, feed=False), 8),
-    (Rules(pits_per_side=3, seeds_per_pit=4, grand_slam="forbidden"), 8),
-    (Rules(pits_per_side=3, seeds_per_pit=4, grand_slam="capture-all"), 8),
-    (Rules(pits_per_side=4, seeds_per_pit=3, collect_remaining=False), 7),
-]
+from conftest import ENDGAME_SMALL as SMALL, ENDGAME_VARIANTS as VARIANTS
 
 
 @pytest.fixture(scope="module")
