@@ -22,9 +22,17 @@ from conftest import ENDGAME_SMALL as SMALL, ENDGAME_VARIANTS as VARIANTS
 
 
 @pytest.fixture(scope="module")
-def client():
+def cluster_client():
     with cluster(workers=2) as (dask_client, _):
         yield dask_client
+
+
+@pytest.fixture
+def client(cluster_client):
+    """The module's cluster with both its workers up: a nanny restarts a killed worker, which takes longer than a
+    minute on a loaded machine, so every test waits for two workers before it starts rather than after it ends."""
+    cluster_client.wait_for_workers(2, timeout=600)
+    return cluster_client
 
 
 def _one_machine(tmp_path, rules, seeds):
@@ -83,7 +91,6 @@ def test_a_worker_killed_in_a_layer_costs_its_round_and_the_values_stay_exact(cl
     _same_file(built, _one_machine(tmp_path, Rules(), 9))
     assert stats.recovered >= 1
     assert any("was lost" in line for line in lines)
-    client.wait_for_workers(2, timeout=60)
 
 
 def test_a_worker_killed_while_counting_moves_is_counted_again(client, tmp_path):
@@ -98,7 +105,6 @@ def test_a_worker_killed_while_counting_moves_is_counted_again(client, tmp_path)
     built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, partition=ed.Partition(least=1))
     assert fired
     _same_file(built, _one_machine(tmp_path, Rules(), 9))
-    client.wait_for_workers(2, timeout=60)
 
 
 def test_a_stopped_build_resumes_from_its_last_finished_layer_with_either_builder(client, tmp_path):
