@@ -80,9 +80,9 @@ def test_an_illegal_move_in_a_list_names_its_ply():
 def test_margin_in_words():
     # South's E sows into F and a, which then holds 2: South captures 2 and has 25 of the 48 seeds.
     won = describe(Game.from_position([0, 0, 0, 0, 2, 0, 1, 3, 0, 0, 0, 0], captures=(23, 19)), 4).game
-    assert margin_text(won) == "South wins 25-19, by 6 seeds"
+    assert margin_text(won) == "South wins by 6 seeds: South 25, North 19"
     drawn = Game(Rules(max_plies=1)).step(0)[0]
-    assert drawn.game_finished and margin_text(drawn) == "a draw, 0-0"
+    assert drawn.game_finished and margin_text(drawn) == "a draw: South 0, North 0"
 
 
 # --------------------------------------------------------------------------- what a player types

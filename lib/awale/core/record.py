@@ -26,7 +26,7 @@ from .game import PLAYERS, Game, IllegalActionError
 from .render import pit_label
 from .rules import Rules, as_rules
 
-__all__ = ["Ply", "replay", "describe", "ending", "margin_text", "encode_moves", "decode_moves"]
+__all__ = ["Ply", "replay", "describe", "ending", "score_text", "margin_text", "encode_moves", "decode_moves"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -145,13 +145,24 @@ def replay(moves: Iterable[int], rules: Optional[Rules] = None) -> List[Ply]:
     return plies
 
 
+def score_text(score: Tuple[int, int], winner: Optional[int]) -> str:
+    """A finished game's result with each number beside its side, the winner's first.
+
+    >>> score_text((4, 29), 1), score_text((24, 24), None)
+    ('North wins by 25 seeds: North 29, South 4', 'a draw: South 24, North 24')
+    """
+    south, north = (int(value) for value in score)
+    if winner is None:
+        return f"a draw: South {south}, North {north}"
+    mine, theirs = (south, north) if winner == 0 else (north, south)
+    margin = abs(mine - theirs)
+    return (f"{PLAYERS[winner]} wins by {margin} seed{'s' if margin != 1 else ''}: "
+            f"{PLAYERS[winner]} {mine}, {PLAYERS[1 - winner]} {theirs}")
+
+
 def margin_text(game: Game) -> str:
-    """The result of a finished game in words: who won, the score and the margin."""
-    south, north = game.captures
-    if game.winner is None:
-        return f"a draw, {south}-{north}"
-    margin = abs(south - north)
-    return f"{PLAYERS[game.winner]} wins {south}-{north}, by {margin} seed{'s' if margin != 1 else ''}"
+    """The result of a finished game in words, each number beside its side (see :func:`score_text`)."""
+    return score_text(game.captures, game.winner)
 
 
 def encode_moves(moves: Iterable[int]) -> str:

@@ -19,27 +19,13 @@ from ..agents.clocked import with_clock
 from ..agents.opening import split_opening
 from ..core.clock import Clock
 from ..core.game import PLAYERS, Game, IllegalActionError
+from ..core.record import score_text
 from ..core.rules import Rules, as_rules
 
 __all__ = ["MatchRecord", "play", "fresh_agents", "warm_up", "Clock", "score_text", "shown_spec"]
 
 #: The parameters that bound a search, in the order a spec shown with its budget names them.
 _BUDGETS = ("iterations", "depth", "nodes", "time")
-
-
-def score_text(score: Tuple[int, int], winner: Optional[int]) -> str:
-    """A finished game's result with each number beside its side, the winner's first.
-
-    >>> score_text((4, 29), 1), score_text((24, 24), None)
-    ('North wins by 25 seeds: North 29, South 4', 'a draw: South 24, North 24')
-    """
-    south, north = (int(value) for value in score)
-    if winner is None:
-        return f"a draw: South {south}, North {north}"
-    mine, theirs = (south, north) if winner == 0 else (north, south)
-    margin = abs(mine - theirs)
-    return (f"{PLAYERS[winner]} wins by {margin} seed{'s' if margin != 1 else ''}: "
-            f"{PLAYERS[winner]} {mine}, {PLAYERS[1 - winner]} {theirs}")
 
 
 def shown_spec(spec: Union[str, Agent]) -> str:
