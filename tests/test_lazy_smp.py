@@ -14,8 +14,8 @@ from awale.core.control import SearchControl
 from awale.core.positions import sample_positions
 from awale.core.rules import Rules
 from awale.experiments.verify import time_based
-from awale.search import alphabeta
 from awale.search.alphabeta import MAX_THREADS, AlphaBeta, Enhancements
+from awale.search.table import entry_check
 
 RULES = Game().rules
 
@@ -62,13 +62,13 @@ def test_an_entry_whose_check_does_not_match_is_not_read():
         for recheck in (False, True):
             searcher.clear()
             searcher.search(game, 7)
-            keys, values, depths, flags, moves, _, checks = searcher._table  # the searcher's own table
-            used = np.nonzero(keys)[0]
-            values[used] += 5  # every entry's value wrong
+            table = searcher._table  # the searcher's own table
+            used = np.nonzero(table["key"])[0]
+            table["value"][used] += 5  # every entry's value wrong
             if recheck:  # ... and its check made to match it again
                 for slot in used:
-                    checks[slot] = alphabeta._entry_check(keys[slot], values[slot], depths[slot], flags[slot],
-                                                          moves[slot])
+                    entry = table[slot]  # a view of the slot: writing its check writes the table
+                    entry["check"] = entry_check(*(int(entry[f]) for f in ("key", "value", "depth", "flags", "move")))
                 read += searcher.search(game, 7).value != value
             else:
                 assert searcher.search(game, 7).value == value, game

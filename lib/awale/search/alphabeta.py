@@ -4,7 +4,7 @@ The search is the αβ procedure of Knuth & Moore (1975), "An analysis of
 alpha-beta pruning", *Artificial Intelligence* 6(4), in its negamax, fail-soft
 form, with iterative deepening, move ordering (the transposition table's move
 first, then captures by size; a history heuristic after them was measured and
-left out, see the README), a transposition table of preallocated arrays,
+left out, see the README), a transposition table (:mod:`awale.search.table`),
 and bounds from the seeds still on the board (no line can score better than
 the mover taking them all).  Moves are made by :func:`awale.core.rules.advance`:
 no rule is written twice.
@@ -118,11 +118,14 @@ import numpy as np
 from ..core._guard import stop_at, stop_on_signal
 from ..core.control import Progress, current, detached
 from ..core._jit import jit
-from ..knowledge.endgame import UNCOVERED, EndgameDatabase, probe, probe_tables
+from ..knowledge.endgame import UNCOVERED, EndgameDatabase, probe_tables
+from ..knowledge.endgame import probe as probe_endgame
 from ..knowledge.evaluation import FEATURES, N_FEATURES, Evaluation, logit, moves_and_best_capture
 from ..core.game import Game
 from ..core.engine import DRAW, ONGOING, advance, game_arrays
 from ..core.rules import Rules, as_rules
+from .table import (COMPLETE, ENTRY_BYTES, EXACT, LOWER, UPPER, Table, answers, clear, load, new_table, probe,
+                    store)
 
 __all__ = [
     "WIN", "EVAL_SCALE", "ASPIRATION", "MAX_QUIESCENCE", "MAX_DEPTH", "MAX_NODES", "ENTRY_BYTES", "TABLE_BITS",
@@ -149,9 +152,6 @@ MAX_QUIESCENCE = 32
 #: thread's stack; 1000 plies keep well inside the usual 8 MB.
 MAX_DEPTH = 1000
 
-#: The bytes of one entry of the transposition table: key, value, depth, flags, move, generation and check.
-ENTRY_BYTES = 28
-
 #: The transposition table's default size: ``2**TABLE_BITS`` entries (28 bytes each: 28 MB).
 TABLE_BITS = 20
 
@@ -174,9 +174,6 @@ _MASK62 = (1 << 62) - 1  # history hashes add modulo 2**62: no int64 overflow, c
 (_NODES, _HORIZON, _STATUS, _BUDGET, _GENERATION, _PLIES, _TIES, _TOTAL, _PROBES, _EVALUATE, _REACH, _SCOUT,
  _REDUCE, _KILLERS, _IID, _SHARED, _STOP) = range(17)
 _RUNNING, _OUT_OF_NODES, _OUT_OF_STACK = 0, 1, 2
-
-# Table flags: a bound in the low two bits, and whether the subtree met no depth limit.
-_EXACT, _LOWER, _UPPER, _COMPLETE = 0, 1, 2, 4
 
 # Children of a position searched before the first that ``reductions`` may search less deep.
 _LATE = 2
@@ -205,10 +202,8 @@ class Workspace(NamedTuple):
         killers: ``(MAX_DEPTH + 1, 2)``: the last two quiet actions that cut off a search at each ply (-1: none).
         stash_keys, stash_boards: each child's history row, kept while its siblings are made.
         hkeys, hboards: the history of the line searched.
-        tt_keys, tt_values, tt_depths, tt_flags, tt_moves, tt_generations, tt_checks: the transposition table;
-            on several threads (``ctl[_SHARED]``) an entry is read only where its check matches its key and
-            fields (:func:`_entry_check`), so that a slot another thread was writing at the same time is not
-            read half old, half new.
+        table: the transposition table (:data:`awale.search.table.ENTRY` records); on several threads
+            (``ctl[_SHARED]``) each entry is written with its check and read only where it matches.
         values: the value of each root action.
         ctl: the control array shared with Python (``_NODES``, ``_STATUS``, ...).
         endgame: the endgame database's probe tables.
@@ -228,13 +223,7 @@ class Workspace(NamedTuple):
     stash_boards: np.ndarray
     hkeys: np.ndarray
     hboards: np.ndarray
-    tt_keys: np.ndarray
-    tt_values: np.ndarray
-    tt_depths: np.ndarray
-    tt_flags: np.ndarray
-    tt_moves: np.ndarray
-    tt_generations: np.ndarray
-    tt_checks: np.ndarray
+    table: Table
     values: np.ndarray
     ctl: np.ndarray
     endgame: tuple
@@ -358,15 +347,6 @@ def _history_hash(boards, length, zhist, size):
 
 
 @jit
-def _entry_check(key, value, depth, flags, move):
-    """What a table entry's check holds: its key with its value, depth, flags and move packed into one word
-    (63 bits, so no overflow compiled or not).  A slot written by two threads at once can hold the fields of
-    one entry and the check of another: the check then does not match, and the slot is not read."""
-    packed = (value & 0x3FFFFFF) | ((depth & 0x7FFFFFFF) << 26) | ((flags & 7) << 57) | ((move & 7) << 60)
-    return key ^ packed
-
-
-@jit
 def _rank(action, captured, tt_move, ply, ws):
     """Where a child comes in the search order, higher first: the table's move, then by the seeds it captures,
     then, with killer moves, the ply's first killer and its second before the other quiet moves."""
@@ -448,33 +428,115 @@ def _enter(line, j, ws):
 
 
 @jit
-def _remember_killer(killers, ply, action):
-    """Make the quiet ``action``, which just cut off a search at ``ply``, that ply's first killer move."""
+def _remember_killer(ws, ply, j, root):
+    """With killer moves, make child ``j`` of ``kids[ply]``, which just cut off a search below the root, that
+    ply's first killer move if it captures nothing."""
+    if ws.ctl[_KILLERS] == 0 or root or ws.kid_info[ply, j, _CAPTURED] != 0:
+        return
+    killers, action = ws.killers, ws.kid_info[ply, j, _ACTION]
     if killers[ply, 0] != action:
         killers[ply, 1] = killers[ply, 0]
         killers[ply, 0] = action
+
+
+@jit
+def _entered(ply, ctl, plies):
+    """Count a visit to a position at ``ply``; False (and the status set) once the search must stop: out of
+    nodes, stopped (the one stop flag), or deeper than the ``plies`` of the per-ply buffers."""
+    ctl[_NODES] += 1
+    if ctl[_NODES] > ctl[_BUDGET] or ctl[_STOP] != 0:
+        ctl[_STATUS] = _OUT_OF_NODES
+        return False
+    if ply >= plies:
+        ctl[_STATUS] = _OUT_OF_STACK
+        return False
+    return True
+
+
+@jit
+def _seed_bound(state, size, alpha, beta, total):
+    """A value outside the window that ``state`` cannot escape, or ``_UNSEARCHED``: captures only grow, so no
+    line ends better than the mover taking every seed left, nor worse than the opponent doing so (at any
+    depth)."""
+    mover = state[size + 2]
+    ceiling = WIN + total - 2 * state[size + 1 - mover]
+    if ceiling <= alpha:
+        return ceiling
+    bottom = 2 * state[size + mover] - WIN - total
+    if bottom >= beta:
+        return bottom
+    return _UNSEARCHED
+
+
+@jit
+def _first_pass(depth, alpha, beta, tt_move, root, ctl):
+    """The depth of the first pass over the children: with internal iterative deepening and no move from the
+    table, a shallower search first, whose best move is then searched first (not at the root, where iterative
+    deepening is already)."""
+    if ctl[_IID] != 0 and tt_move < 0 and not root and _IID_DEPTH <= depth < _INFINITE and beta - alpha > 1:
+        return depth - _IID_REDUCTION
+    return depth
+
+
+@jit
+def _unsearched_value(ply, j, child_depth, quiesce, ws):
+    """The value of child ``j`` of ``kids[ply]`` when it needs no search (for its parent: in the endgame
+    database, or a leaf), else ``_UNSEARCHED``; and whether it is searched on by quiescence.  With ``quiesce``,
+    a child at the depth limit where the mover can capture is searched one ply deeper (up to the reach)."""
+    ctl, child = ws.ctl, ws.kids[ply, j]
+    size = child.shape[0] - 5
+    child_count = ws.kid_info[ply, j, _COUNT]
+    exact = probe_endgame(child, size, ws.endgame)
+    if exact != UNCOVERED:  # its exact result, searched no further
+        ctl[_NODES] += 1
+        ctl[_PROBES] += 1
+        return -_exact_score(exact), False
+    extend = (quiesce and child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH]
+              and _can_capture(child, ws))
+    if not extend and _is_leaf(child_count, child_depth, ctl):
+        ctl[_NODES] += 1
+        return -_leaf_score(child, size, ws), False
+    return _UNSEARCHED, extend
+
+
+@jit
+def _window(k, j, ply, child_depth, alpha, beta, root, ctl, kid_info):
+    """Whether the ``k``-th child searched, ``j``, of ``kids[ply]`` is first searched with the null window
+    above ``alpha`` (principal variation search: a child after the first, not at the root, whose ties need
+    exact values) and one ply shallower (a late-move reduction: a child that captures nothing, ordered after the
+    first ``_LATE``)."""
+    scout = ctl[_SCOUT] != 0 and not root and k > 0 and beta - alpha > 1
+    reduce = (
+        ctl[_REDUCE] != 0 and not root and k >= _LATE and 2 <= child_depth < _INFINITE
+        and kid_info[ply, j, _CAPTURED] == 0
+    )
+    return scout, reduce
+
+
+@jit
+def _record(key, best, floor, beta, depth, best_move, complete, ctl, table):
+    """Store the value ``best`` found with the window ``(floor, beta)`` in the table, with its bound."""
+    flags = UPPER if best <= floor else LOWER if best >= beta else EXACT
+    if complete:
+        flags |= COMPLETE
+    store(table, key, best, depth, flags, best_move, ctl[_GENERATION], ctl[_SHARED] != 0)
 
 
 @jit(inline=False, allocates=False)
 def _negamax(state, moves, count, line, depth, alpha, beta, ws):
     """The fail-soft αβ value of ``state``, not a leaf, searched ``depth`` plies deep.
 
-    Leaves (finished games, and positions at the depth limit) are scored by
-    their parent, without a call (see the module docstring for the scores).
-
-    The root (``ply == 0``) also writes the value of each action
-    ``moves[j]`` into ``ws.values[j]``.  When ``ctl[_TIES]`` is
-    set each action is searched with the window ``(best - 1, beta)``: called
-    with the open window, the actions whose value equals the best are exact,
-    the others upper bounds below it.  Otherwise every action is searched
-    with the root's window (exact values for the open one).  The root is this same function (not a
-    caller of it) because numba's cache mishandles a recursive kernel
-    called from another kernel.
+    Leaves (finished games, and positions at the depth limit) are scored by their parent, without a call (see
+    the module docstring for the scores).  The root (``ply == 0``) also writes the value of each action
+    ``moves[j]`` into ``ws.values[j]``.  When ``ctl[_TIES]`` is set each action is searched with the window
+    ``(best - 1, beta)``: called with the open window, the actions whose value equals the best are exact, the
+    others upper bounds below it.  Otherwise every action is searched with the root's window.  The root is
+    this same function (not a caller of it) because numba's cache mishandles a recursive kernel called from
+    another kernel; for the same reason there is one recursive call site only.
 
     Args:
         state, moves, count: the position, its legal actions and how many (at least one).
-        line: its history in the shared history arrays, the hash of that history, and its distance from the
-            root (the row of the per-ply buffers to use).
+        line: its :class:`Line` (history and distance from the root: the row of the per-ply buffers).
         depth: plies left to search, at least one; ``_INFINITE`` searches to the end.
         alpha, beta: the window.
         ws: the :class:`Workspace` built by :class:`AlphaBeta`.
@@ -482,55 +544,24 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
     Returns:
         The value, or 0 once ``ctl[_STATUS]`` says the search was stopped.
     """
-    ply = line.ply
-    kids, kid_moves, kid_info, order, ctl = ws.kids, ws.kid_moves, ws.kid_info, ws.order, ws.ctl
-    tt_keys, tt_values, tt_depths, tt_flags, tt_moves = ws.tt_keys, ws.tt_values, ws.tt_depths, ws.tt_flags, ws.tt_moves
-    tt_generations, values = ws.tt_generations, ws.values
+    ply, ctl = line.ply, ws.ctl
+    kids, kid_moves, kid_info, order = ws.kids, ws.kid_moves, ws.kid_info, ws.order
     size = state.shape[0] - 5
     root = ply == 0
-    ctl[_NODES] += 1
-    if ctl[_NODES] > ctl[_BUDGET] or ctl[_STOP] != 0:  # out of nodes, or stopped (the one stop flag)
-        ctl[_STATUS] = _OUT_OF_NODES
+    if not _entered(ply, ctl, kids.shape[0]):
         return 0
-    if ply >= kids.shape[0]:
-        ctl[_STATUS] = _OUT_OF_STACK
-        return 0
-    # Captures only grow: no line can end better than the mover taking every seed left, nor worse
-    # than the opponent doing so.  These bounds hold at any depth.
-    mover = state[size + 2]
-    ceiling = WIN + ctl[_TOTAL] - 2 * state[size + 1 - mover]
-    if ceiling <= alpha:
-        return ceiling
-    bottom = 2 * state[size + mover] - WIN - ctl[_TOTAL]
-    if bottom >= beta:
-        return bottom
-
+    bound = _seed_bound(state, size, alpha, beta, ctl[_TOTAL])
+    if bound != _UNSEARCHED:
+        return bound
     key = _position_hash(state, size, ws.zpos, ws.zply, ctl[_PLIES]) ^ line.history
-    slot = key & (tt_keys.shape[0] - 1)
-    tt_move = -1
-    if tt_keys[slot] == key:
-        tt_move = tt_moves[slot]
-        stored = tt_depths[slot]
-        flags = tt_flags[slot]
-        value = tt_values[slot]
-        if ctl[_SHARED] != 0 and ws.tt_checks[slot] != _entry_check(key, value, stored, flags, tt_move):
-            tt_move = -1  # another thread is writing the slot: as if it were empty
-            stored = -1
-            flags = 0
-        complete = (flags & _COMPLETE) != 0
-        if not root and (stored == depth or (complete and depth >= stored)):
-            bound = flags & 3
-            if bound == _EXACT or (bound == _LOWER and value >= beta) or (bound == _UPPER and value <= alpha):
-                if not complete:
-                    ctl[_HORIZON] += 1  # the value came from a depth-limited search
-                return value
-
+    entry = probe(ws.table, key, ctl[_SHARED] != 0)
+    if not root and answers(entry, depth, alpha, beta):
+        if entry.flags & COMPLETE == 0:
+            ctl[_HORIZON] += 1  # the value came from a depth-limited search
+        return entry.value
+    tt_move = entry.move
     floor = alpha
-    # Internal iterative deepening: without a move from the table, a shallower search of this position
-    # first, whose best move is then searched first.  Not at the root (iterative deepening is there already).
-    passing = depth
-    if ctl[_IID] != 0 and tt_move < 0 and not root and _IID_DEPTH <= depth < _INFINITE and beta - alpha > 1:
-        passing = depth - _IID_REDUCTION
+    passing = _first_pass(depth, alpha, beta, tt_move, root, ctl)
     while True:
         horizon = ctl[_HORIZON]  # depth limits met below this position in this pass (not in a shallower one)
         alpha = floor
@@ -540,82 +571,44 @@ def _negamax(state, moves, count, line, depth, alpha, beta, ws):
         best_move = -1
         for k in range(count):
             j = order[ply, k]
-            child = kids[ply, j]
-            child_count = kid_info[ply, j, _COUNT]
             if root:
                 alpha = best - 1 if ctl[_TIES] and best > floor else floor
-            exact = probe(child, size, ws.endgame)
-            if exact != UNCOVERED:  # in the endgame database: its exact result, searched no further
-                ctl[_NODES] += 1
-                ctl[_PROBES] += 1
-                value = -_exact_score(exact)
-            else:
-                # Quiescence: at the depth limit, an exchange of captures is searched on (up to the reach).
-                # One recursive call site only: numba's cache loads a kernel with two of them wrongly.
-                extend = (
-                    passing == depth and child_count > 0 and child_depth == 0 and ply + 1 < ctl[_REACH]
-                    and _can_capture(child, ws)
-                )
-                if not extend and _is_leaf(child_count, child_depth, ctl):
-                    ctl[_NODES] += 1
-                    value = -_leaf_score(child, size, ws)
-                else:
-                    # Principal variation search: a child after the first is searched with the null window
-                    # (alpha, alpha + 1), which only asks whether it beats alpha, and again with the full window
-                    # when it does (and may still be below beta).  Never at the root, whose ties need exact values.
-                    scout = ctl[_SCOUT] != 0 and not root and k > 0 and beta - alpha > 1
-                    # Late-move reduction: a child that captures nothing, ordered after the first _LATE, is searched
-                    # one ply shallower with the null window, and again at its full depth if it beats alpha.
-                    reduce = (
-                        ctl[_REDUCE] != 0 and not root and k >= _LATE and 2 <= child_depth < _INFINITE
-                        and kid_info[ply, j, _CAPTURED] == 0
+            value, extend = _unsearched_value(ply, j, child_depth, passing == depth, ws)
+            if value == _UNSEARCHED:
+                scout, reduce = _window(k, j, ply, child_depth, alpha, beta, root, ctl, kid_info)
+                top = alpha + 1 if scout or reduce else beta
+                searched = 1 if extend else child_depth - 1 if reduce else child_depth
+                while True:
+                    value = -_negamax(
+                        kids[ply, j], kid_moves[ply, j], kid_info[ply, j, _COUNT], _enter(line, j, ws), searched,
+                        -top, -alpha, ws,
                     )
-                    top = alpha + 1 if scout or reduce else beta
-                    searched = 1 if extend else child_depth - 1 if reduce else child_depth
-                    while True:
-                        value = -_negamax(
-                            child, kid_moves[ply, j], child_count, _enter(line, j, ws), searched, -top, -alpha, ws,
-                        )
-                        if ctl[_STATUS] != _RUNNING:
-                            return 0
-                        if reduce and value > alpha:
-                            reduce = False
-                            searched = child_depth  # the reduced search failed high: the full depth decides
-                            top = alpha + 1 if scout else beta
-                            continue
-                        if top == beta or value <= alpha or value >= beta:
-                            break
-                        top = beta  # the null window failed high inside (alpha, beta): the full window decides
+                    if ctl[_STATUS] != _RUNNING:
+                        return 0
+                    if reduce and value > alpha:
+                        reduce = False
+                        searched = child_depth  # the reduced search failed high: the full depth decides
+                        top = alpha + 1 if scout else beta
+                        continue
+                    if top == beta or value <= alpha or value >= beta:
+                        break
+                    top = beta  # the null window failed high inside (alpha, beta): the full window decides
             if root:
-                values[j] = value
+                ws.values[j] = value
             if value > best:
                 best = value
                 best_move = kid_info[ply, j, _ACTION]
                 if value > alpha:
                     alpha = value
                     if alpha >= beta:
-                        if ctl[_KILLERS] != 0 and not root and kid_info[ply, j, _CAPTURED] == 0:
-                            _remember_killer(ws.killers, ply, best_move)
+                        _remember_killer(ws, ply, j, root)
                         break
         if passing == depth:
             break
         tt_move = best_move  # the shallower search's best move is searched first at the full depth
         passing = depth
         ctl[_HORIZON] = horizon  # the shallower pass's depth limits do not make this search depth-limited
-
-    flags = _UPPER if best <= floor else _LOWER if best >= beta else _EXACT
-    if ctl[_HORIZON] == horizon:
-        flags |= _COMPLETE
-    # Replace an entry of an earlier search, or one searched less deep.
-    if tt_keys[slot] == key or tt_generations[slot] != ctl[_GENERATION] or depth >= tt_depths[slot]:
-        tt_keys[slot] = key
-        tt_values[slot] = best
-        tt_depths[slot] = depth
-        tt_flags[slot] = flags
-        tt_moves[slot] = best_move
-        tt_generations[slot] = ctl[_GENERATION]
-        if ctl[_SHARED] != 0:  # several threads write the table: each entry with its check
-            ws.tt_checks[slot] = _entry_check(key, best, depth, flags, best_move)
+    _record(key, best, floor, beta, depth, best_move, ctl[_HORIZON] == horizon, ctl, ws.table)
     return best
 
 
@@ -852,16 +845,7 @@ class AlphaBeta:
         self._zpos = np.ascontiguousarray(tables[: size + 2])  # pits, player, South's captures
         self._zhist = np.ascontiguousarray(tables[size + 2 : 2 * size + 3])  # pits, player
         self._zply = words[-8 * 256 :].reshape(8, 256).copy()
-        entries = 1 << table_bits
-        self._table = (
-            np.zeros(entries, dtype=np.int64),  # keys
-            np.zeros(entries, dtype=np.int32),  # values
-            np.zeros(entries, dtype=np.int32),  # depths
-            np.zeros(entries, dtype=np.int8),  # flags
-            np.zeros(entries, dtype=np.int8),  # moves
-            np.zeros(entries, dtype=np.int16),  # generations
-            np.zeros(entries, dtype=np.int64),  # checks
-        )
+        self._table = new_table(table_bits)
         self._killers = np.full((MAX_DEPTH + 1, 2), -1, dtype=np.int64)  # every ply a line can reach
         self._ctl = np.zeros(17, dtype=np.int64)
         self._ctl[_SCOUT] = enhancements.pvs
@@ -950,15 +934,11 @@ class AlphaBeta:
 
     def table_load(self) -> TableLoad:
         """How many of the table's slots the last search wrote, how many are in use, and how many there are."""
-        generations = self._table[5]
-        return TableLoad(int(np.count_nonzero(generations == self._ctl[_GENERATION])),
-                         int(np.count_nonzero(generations >= 0)), len(generations))
+        return TableLoad(*load(self._table, self._ctl[_GENERATION]))
 
     def clear(self) -> None:
         """Empty the transposition table."""
-        keys, generations = self._table[0], self._table[5]
-        keys[:] = 0
-        generations[:] = -1  # no search has this generation: every slot is free
+        clear(self._table)
         self._ctl[_GENERATION] = 0
 
     def _workspace(self, game: Game, plies: int, values: np.ndarray):
@@ -984,7 +964,7 @@ class AlphaBeta:
         hboards[: history.length] = history.boards[: history.length]
         return Workspace(
             self.rules.params, self._zpos, self._zhist, self._zply, *self._buffers[:4], self._killers,
-            *self._buffers[4:], *self._table, values, self._ctl,
+            *self._buffers[4:], self._table, values, self._ctl,
             self._endgame, *self._evaluator,
         )
 
@@ -1065,17 +1045,16 @@ class AlphaBeta:
         after ``plies`` moves.
         """
         n = self.rules.pits_per_side
-        keys, moves = self._table[0], self._table[4]
         line = [first]
         game = game.step(first)[0]
         while len(line) < plies and not game.game_finished:
             arrays = game_arrays(game)
             key = _position_hash(arrays.state, 2 * n, self._zpos, self._zply, self._ctl[_PLIES]) ^ _history_hash(
                 arrays.boards, arrays.length, self._zhist, 2 * n)
-            slot = key & (len(keys) - 1)
-            if keys[slot] != key or int(moves[slot]) not in game.legal_actions:
+            move = probe(self._table, key, False).move  # -1 where the table does not hold the position
+            if move not in game.legal_actions:
                 break
-            line.append(int(moves[slot]))
+            line.append(int(move))
             game = game.step(line[-1])[0]
         return tuple(line)
 
