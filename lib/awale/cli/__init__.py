@@ -57,7 +57,7 @@ import sys
 import threading
 from typing import Any, Callable, Optional, Sequence
 
-from . import book, endgame, engine, experiment, match, play, sprt, tournament
+from . import book, endgame, engine, evaluation, experiment, match, play, sprt, tournament
 from .arguments import PROG, Failure, Parser
 
 __all__ = ["main", "build_parser"]
@@ -70,7 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Awale agents: tournaments and experiments into an SQLite store, single games.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in (tournament, experiment, match, play, endgame, book, sprt, engine):
+    for command in (tournament, experiment, match, play, endgame, book, sprt, engine, evaluation):
         command.add(commands)
     return parser
 
