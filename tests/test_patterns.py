@@ -123,3 +123,13 @@ def test_bad_training_input_gives_clear_errors(tmp_path):
         TrainConfig(mix=2.0)
     with pytest.raises(ValueError, match="no experiment store"):
         train(TrainConfig(store=str(tmp_path / "none.sqlite"), out=str(tmp_path / "o")), progress=False)
+
+
+def test_a_folder_of_other_settings_is_refused(tmp_path):
+    config = TrainConfig(out=str(tmp_path / "run"), games=4, chunk_games=2, keep=0.1, depth=1, endgame_seeds=0,
+                         held_out=0.5, iterations=5, seed=3)
+    from awale.offline.evaluation_train import run_chunks
+
+    run_chunks(config, progress=False)
+    with pytest.raises(ValueError, match="other settings \\(seed\\)"):
+        run_chunks(TrainConfig(**{**config.__dict__, "seed": 4}), progress=False)

@@ -217,12 +217,32 @@ def _save_chunk(config: TrainConfig, index: int, arrays: Dict[str, np.ndarray]) 
     part.replace(path)  # whole or absent: a stopped run never leaves half a chunk
 
 
+#: The settings a chunk's positions and labels depend on (the fit's may change between runs of one folder).
+_SAMPLING = ("store", "games", "chunk_games", "keep", "walk", "depth", "mix", "endgame_seeds", "seed")
+
+
+def _check_sampling(config: TrainConfig) -> None:
+    """Record the sampling settings in ``OUT/sampling.json``, or check them against those recorded: chunks of
+    another configuration are never mixed into a run."""
+    path = Path(config.out) / "sampling.json"
+    settings = {name: getattr(config, name) for name in _SAMPLING}
+    if path.is_file():
+        recorded = json.loads(path.read_text())
+        if recorded != settings:
+            changed = ", ".join(sorted(k for k in settings if recorded.get(k) != settings[k]))
+            raise ValueError(f"{config.out} holds chunks sampled with other settings ({changed}): "
+                             f"give another folder, or the same settings to resume")
+    else:
+        path.write_text(json.dumps(settings, indent=1) + "\n")
+
+
 def run_chunks(config: TrainConfig, client: Any = None, progress: bool = True) -> int:
     """Sample and label every chunk not yet written (on ``client``'s Dask cluster if given); chunks labelled now."""
     from tqdm import tqdm
 
     games = champion_games(config)
     chunk_path(config, 0).parent.mkdir(parents=True, exist_ok=True)
+    _check_sampling(config)
     if config.endgame_seeds:
         _database(config, Rules())  # the missing database is said before any work
     todo = [i for i in range(config.chunks) if not chunk_path(config, i).is_file()]
