@@ -4,7 +4,8 @@ Positions come from seeded random games (0 to 40 plies in).  αβ searches each
 to depth 10 with a fresh table: positions visited per second, and positions
 visited in all (quiescence visits more; principal variation search and
 late-move reductions fewer; killer moves reorder the quiet moves; internal iterative deepening and MTD(f)
-change the order and the windows; the weights with the kroos' timing compute two features more).  UCT runs 5,000 iterations from each:
+change the order and the windows; the weights with the kroos' timing compute two features more; the pattern
+weights look up 42 table cells more, and their node cost is measured against the Texel weights in one run).  UCT runs 5,000 iterations from each:
 iterations per second with evaluated leaves (no playout, and a 4-ply playout
 then the evaluation) against random playouts to the end.  Strength at equal
 time is measured by ``benchmarks/champion.py`` and the experiments.
@@ -69,10 +70,23 @@ def _uct(games: List[Game], config: SearchConfig) -> float:
     return len(games) * ITERATIONS / seconds
 
 
+def node_cost(games: List[Game], texel: Evaluation, patterns: Evaluation, rounds: int = 3) -> str:
+    """The cost of a node with the pattern weights against the Texel weights (issue 65's limit: 1.5x): positions
+    per second of the champion's αβ (reductions) to depth :data:`DEPTH`, the two alternated ``rounds`` times in
+    one run, the best round of each."""
+    best = {"texel": 0.0, "patterns": 0.0}
+    for _ in range(rounds):
+        for name, evaluation in (("texel", texel), ("patterns", patterns)):
+            best[name] = max(best[name], _alphabeta(games, evaluation=evaluation, reductions=True)[0])
+    return (f"  node cost, patterns / texel          {best['texel'] / best['patterns']:.2f}x the time a node "
+            f"({best['texel']:,.0f} and {best['patterns']:,.0f} positions/s)")
+
+
 def run() -> List[str]:
     games = _positions()
     evaluation = load_evaluation()
     texel, kroo = load_evaluation(WEIGHTS["texel"]), load_evaluation(WEIGHTS["kroo"])
+    patterns = load_evaluation(WEIGHTS["patterns"])
     weights = tuple(evaluation.weights)
     lines = [f"# αβ to depth {DEPTH} and UCT ({ITERATIONS:,} iterations) on {POSITIONS} positions"]
     plain_rate, plain_nodes = _alphabeta(games)
@@ -93,10 +107,12 @@ def run() -> List[str]:
                            ("αβ, evaluation + reductions + MTD(f)",
                             dict(evaluation=evaluation, reductions=True, mtdf=True)),
                            ("αβ, Texel weights + reductions", dict(evaluation=texel, reductions=True)),
-                           ("αβ, kroo weights + reductions", dict(evaluation=kroo, reductions=True))):
+                           ("αβ, kroo weights + reductions", dict(evaluation=kroo, reductions=True)),
+                           ("αβ, pattern weights + reductions", dict(evaluation=patterns, reductions=True))):
         rate, nodes = _alphabeta(games, **options)
         lines.append(f"  {label:<33} {rate:>12,.0f} positions/s  {nodes:>10,} positions"
                      f"  ({rate / plain_rate:.2f}x the rate, {nodes / plain_nodes:.2f}x the positions)")
+    lines.append(node_cost(games, texel, patterns))
     playouts = _uct(games, SearchConfig())
     lines.append(f"  UCT, random playouts              {playouts:>12,.0f} iterations/s")
     for label, config in (("UCT, evaluated leaves", SearchConfig(evaluation=weights)),

@@ -161,8 +161,10 @@ class Champion(Agent):
         table: the transposition table holds ``2**table`` entries of 28 bytes (default
             :data:`~awale.search.alphabeta.TABLE_BITS`: 28 MB).
         weights: the evaluation's weights, ``"games"`` (the default), ``"perfect"`` (fitted on the endgame
-            database), ``"texel"`` (fitted on every stored game between searches) or ``"kroo"`` (the Texel fit
-            plus the kroos' timing; :data:`awale.knowledge.evaluation.WEIGHTS`).
+            database), ``"texel"`` (fitted on every stored game between searches), ``"kroo"`` (the Texel fit
+            plus the kroos' timing) or ``"patterns"`` (the Texel features plus pattern tables trained where the
+            champion searches, :class:`awale.knowledge.evaluation.PatternEvaluation`;
+            :data:`awale.knowledge.evaluation.WEIGHTS`).
         threads: threads that search each move at once, sharing the table (lazy SMP); above 1 no game
             replays. Default 1.
     """

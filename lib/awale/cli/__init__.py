@@ -1,5 +1,5 @@
 """The command line: ``python -m awale tournament | experiment | match | play | replay | endgame | book``,
-``sprt``, ``ledger`` and ``engine``.
+``sprt``, ``ledger``, ``engine`` and ``evaluation``.
 
 ::
 
@@ -24,6 +24,8 @@
                     [--ledger IDEA [--ledger-file CSV]]
     python -m awale ledger [--file CSV] [--check] [--store PATH]
     python -m awale engine [SPEC]
+    python -m awale evaluation train [--games G] [--out DIR] [--store PATH] [--depth D] [--mix L]
+                                     [--endgame-seeds S] [--seed N] [--cluster local:N|ADDRESS]
 
 ``tournament``, ``match`` and ``sprt`` also take ``--engine NAME=COMMAND`` (repeatable): a side
 ``engine(name='NAME')`` is then the program COMMAND, spoken to through the protocol of ``engine``
@@ -43,7 +45,7 @@ key, and such games are not replayed by ``experiment verify``.
 
 Each command is a module of this package (:mod:`~awale.cli.tournament`, :mod:`~awale.cli.experiment`,
 :mod:`~awale.cli.match`, :mod:`~awale.cli.play`, :mod:`~awale.cli.endgame`, :mod:`~awale.cli.book`,
-:mod:`~awale.cli.sprt`, :mod:`~awale.cli.engine`) with an ``add(commands)`` that declares its arguments and its
+:mod:`~awale.cli.sprt`, :mod:`~awale.cli.engine`, :mod:`~awale.cli.evaluation`) with an ``add(commands)`` that declares its arguments and its
 handler; a handler imports what it needs when it runs, so that ``--help`` and the light commands load no
 experiment, nor Dask.
 """
@@ -57,7 +59,7 @@ import sys
 import threading
 from typing import Any, Callable, Optional, Sequence
 
-from . import book, endgame, engine, experiment, match, play, sprt, tournament
+from . import book, endgame, engine, evaluation, experiment, match, play, sprt, tournament
 from .arguments import PROG, Failure, Parser
 
 __all__ = ["main", "build_parser"]
@@ -70,7 +72,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Awale agents: tournaments and experiments into an SQLite store, single games.",
     )
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for command in (tournament, experiment, match, play, endgame, book, sprt, engine):
+    for command in (tournament, experiment, match, play, endgame, book, sprt, engine, evaluation):
         command.add(commands)
     return parser
 

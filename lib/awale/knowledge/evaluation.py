@@ -72,6 +72,8 @@ from ..core.rules import Rules
 __all__ = [
     "FEATURES", "N_FEATURES", "TIMING_FEATURES", "ALL_FEATURES", "KROO_WINDOW", "Evaluation", "checked_weights",
     "features", "kroo_timing", "load_evaluation", "WEIGHTS_PATH", "WEIGHTS", "logit", "moves_and_best_capture",
+    "PATTERN_RUNS", "PAIR_CAP", "PHASE_LIMITS", "PatternEvaluation", "pattern_count", "pattern_phase_size",
+    "pattern_cells", "pattern_weights_length", "write_patterns",
 ]
 
 #: The features, in the order of :func:`features` and of the weights.
@@ -100,13 +102,25 @@ WEIGHTS_PATH = Path(__file__).with_name("evaluation.json")
 #: The weights by their source: ``"games"``, fitted on the results of stored games (:data:`WEIGHTS_PATH`),
 #: ``"perfect"``, fitted on the endgame database's values (``data/evaluation/fit_perfect.py``), and ``"texel"``,
 #: fitted as ``"games"`` on every stored game between searches (``data/evaluation/fit.py --texel``), and
-#: ``"kroo"``, fitted as ``"texel"`` with the :data:`TIMING_FEATURES` too (``fit.py --texel --timing``).
+#: ``"kroo"``, fitted as ``"texel"`` with the :data:`TIMING_FEATURES` too (``fit.py --texel --timing``), and
+#: ``"patterns"``, a :class:`PatternEvaluation` trained by ``python -m awale evaluation train``.
 WEIGHTS = {
     "games": WEIGHTS_PATH,
     "perfect": WEIGHTS_PATH.with_name("evaluation-perfect.json"),
     "texel": WEIGHTS_PATH.with_name("evaluation-texel.json"),
     "kroo": WEIGHTS_PATH.with_name("evaluation-kroo.json"),
+    "patterns": WEIGHTS_PATH.with_name("evaluation-patterns.npz"),
 }
+
+#: The pattern tables of :class:`PatternEvaluation`: every run of ``length`` adjacent pits (in sowing order, around
+#: the board, seen from the player to move), its seed counts capped at ``cap`` — as ``(length, cap)``.
+PATTERN_RUNS = ((4, 5), (3, 7), (2, 12))
+#: The cap of the seed counts of the pairs of pits facing each other (the sixth pattern family).
+PAIR_CAP = 12
+#: The phases of the pattern tables by seeds on the board: up to the first, up to the second, above.
+PHASE_LIMITS = (28, 36)
+#: A weight vector longer than this is a pattern evaluation's: the nine linear weights, then the tables.
+_LINEAR_MOST = len(ALL_FEATURES)
 
 
 @jit
@@ -232,13 +246,116 @@ def _timing_of_states(states, n, least, window):
 
 
 @jit
+def _pattern_total(state, n, weights, base, cells, record):
+    """The sum of the pattern weights of ``state`` (tables from ``weights[base]``), and with ``record`` the index of
+    each tuple's cell (from the start of the tables) written into ``cells``.
+
+    The tuples, in order: each family of :data:`PATTERN_RUNS` (every run starting at each of the ``2n`` pits, seen
+    from the player to move: own pits first), then the ``n`` facing pairs (own pit ``i``, the opponent's pit
+    ``n - 1 - i`` of his row).  Each tuple has ``(cap + 1) ** length`` cells; the three phases
+    (:data:`PHASE_LIMITS`) each have a copy of all the tables.
+    """
+    size = 2 * n
+    mover = state[size + 2]
+    start = mover * n
+    board = 0
+    for i in range(size):
+        board += state[i]
+    phase = 0 if board <= 28 else (1 if board <= 36 else 2)
+    offset = phase * _phase_size(n)
+    total = 0.0
+    t = 0
+    for family in range(3):
+        length = 4 - family
+        cap = 5 if family == 0 else (7 if family == 1 else 12)
+        cells_per = (cap + 1) ** length
+        for first in range(size):
+            index = 0
+            for k in range(length):
+                seeds = state[(start + first + k) % size]
+                index = index * (cap + 1) + (seeds if seeds < cap else cap)
+            total += weights[base + offset + index]
+            if record:
+                cells[t] = offset + index
+            t += 1
+            offset += cells_per
+    for i in range(n):
+        own = state[(start + i) % size]
+        other = state[(start + size - 1 - i) % size]
+        index = (own if own < 12 else 12) * 13 + (other if other < 12 else 12)
+        total += weights[base + offset + index]
+        if record:
+            cells[t] = offset + index
+        t += 1
+        offset += 169
+    return total
+
+
+@jit
+def _phase_size(n):
+    """Cells of one phase's tables for ``n`` pits a side (24,738 for six)."""
+    return 2 * n * (6 ** 4 + 8 ** 3 + 13 ** 2) + n * 13 ** 2
+
+
+@jit
 def logit(state, params, weights, work, moves, row):
-    """``weights · features(state)`` for the player to move (``row``, as long as ``weights``, is scratch)."""
+    """``weights · features(state)`` for the player to move (``row``, as long as ``weights``, is scratch).
+
+    Weights longer than :data:`ALL_FEATURES` are a :class:`PatternEvaluation`'s: the nine linear weights on the
+    first nine of ``row``, plus the pattern tables' cells of ``state`` looked up and summed.
+    """
+    if weights.shape[0] > _LINEAR_MOST:
+        linear = row[:N_FEATURES]
+        _features(state, params, linear, work, moves)
+        total = 0.0
+        for i in range(N_FEATURES):
+            total += weights[i] * linear[i]
+        return total + _pattern_total(state, params[0], weights, N_FEATURES, moves, False)
     _features(state, params, row, work, moves)
     total = 0.0
     for i in range(row.shape[0]):
         total += weights[i] * row[i]
     return total
+
+
+@jit(inline=False)
+def _cells_of_states(states, n, count):
+    """The cell of each tuple of each row of ``states``, as an int64 ``(k, count)`` matrix."""
+    result = np.empty((states.shape[0], count), dtype=np.int64)
+    nothing = np.zeros(1, dtype=np.float64)
+    for k in range(states.shape[0]):
+        _pattern_total(states[k], n, nothing, 0, result[k], True)
+    return result
+
+
+def pattern_count(pits_per_side: int = 6) -> int:
+    """Tuples of the pattern evaluation: three runs at each pit and the facing pairs (42 for six pits a side)."""
+    return 3 * 2 * pits_per_side + pits_per_side
+
+
+def pattern_phase_size(pits_per_side: int = 6) -> int:
+    """Cells of one phase's pattern tables (24,738 for six pits a side)."""
+    runs = sum((cap + 1) ** length for length, cap in PATTERN_RUNS)
+    return 2 * pits_per_side * runs + pits_per_side * (PAIR_CAP + 1) ** 2
+
+
+def pattern_weights_length(pits_per_side: int = 6) -> int:
+    """Weights of a :class:`PatternEvaluation`: the nine linear ones and three phases of tables (74,223 for six)."""
+    return N_FEATURES + (len(PHASE_LIMITS) + 1) * pattern_phase_size(pits_per_side)
+
+
+def pattern_cells(states: np.ndarray, rules: Optional[Rules] = None) -> np.ndarray:
+    """The table cell of each tuple of the pattern evaluation for many positions (counted from the tables' start).
+
+    Returns:
+        A ``(k, pattern_count())`` int64 matrix: ``logit = linear part + sum(tables[cells[j]])`` for row ``j``.
+
+    Raises:
+        ValueError: ``states`` as for :func:`features`.
+    """
+    rules = rules if rules is not None else Rules()
+    n = rules.pits_per_side
+    return _cells_of_states(_checked_states(states, rules), n, pattern_count(n))
 
 
 def features(states: np.ndarray, rules: Optional[Rules] = None, timing: bool = False) -> np.ndarray:
@@ -358,8 +475,87 @@ class Evaluation:
         return dict(zip(self.feature_names, (float(w) for w in self.weights)))
 
 
+@dataclasses.dataclass(frozen=True)
+class PatternEvaluation(Evaluation):
+    """A learned evaluation: the nine linear weights of :data:`FEATURES` plus pattern tables over tuples of pits.
+
+    The logit of a position is the linear evaluation plus, for each of the :func:`pattern_count` tuples (every
+    run of 4, 3 and 2 adjacent pits and the pairs facing each other, seen from the player to move, seed counts
+    capped by :data:`PATTERN_RUNS` and :data:`PAIR_CAP`), the weight of the cell its seeds name in the table of
+    the position's phase (:data:`PHASE_LIMITS`) — the n-tuple evaluation of Buro's Logistello (1997) and Lucas
+    (2008), trained by :mod:`awale.offline.evaluation_train`.  The compiled :func:`logit` sums them whenever its
+    weights are longer than :data:`ALL_FEATURES`, so a search takes a pattern evaluation as it takes a linear one.
+
+    Attributes:
+        weights: the nine linear weights, then the tables (:func:`pattern_weights_length` in all).
+        meta: how they were trained.
+        pits_per_side: the board they are for (default 6).
+    """
+
+    pits_per_side: int = 6
+
+    def __post_init__(self) -> None:
+        expected = pattern_weights_length(self.pits_per_side)
+        try:
+            weights = np.array(self.weights, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"a pattern evaluation needs {expected} finite weights: {error}") from None
+        if weights.ndim != 1 or len(weights) != expected or not np.all(np.isfinite(weights)):
+            raise ValueError(f"a pattern evaluation for {self.pits_per_side} pits a side needs {expected} finite "
+                             f"weights (9 linear, then the tables), got shape {weights.shape}")
+        weights.flags.writeable = False
+        object.__setattr__(self, "weights", weights)
+
+    @property
+    def linear(self) -> np.ndarray:
+        """The nine linear weights."""
+        return self.weights[:N_FEATURES]
+
+    @property
+    def tables(self) -> np.ndarray:
+        """The pattern tables, three phases one after the other (indexed by :func:`pattern_cells`)."""
+        return self.weights[N_FEATURES:]
+
+    @property
+    def feature_names(self) -> tuple:
+        """The names of the linear features (the tables have cells, not names)."""
+        return FEATURES
+
+    def logit(self, game: Game) -> float:
+        """As :meth:`Evaluation.logit`; also raises ValueError for a board of another size than the tables'."""
+        if game.rules.pits_per_side != self.pits_per_side:
+            raise ValueError(f"these pattern weights are for {self.pits_per_side} pits a side, "
+                             f"not {game.rules.pits_per_side}")
+        return super().logit(game)
+
+    def as_dict(self) -> Dict[str, float]:
+        """The linear weights by feature name."""
+        return dict(zip(FEATURES, (float(w) for w in self.linear)))
+
+
+def write_patterns(path, evaluation: PatternEvaluation) -> None:
+    """Write ``evaluation`` compactly (float32 tables, compressed ``.npz``, its ``meta`` as JSON inside)."""
+    with open(path, "wb") as f:
+        np.savez_compressed(f, linear=np.asarray(evaluation.linear, dtype=np.float64),
+                            tables=np.asarray(evaluation.tables, dtype=np.float32),
+                            pits_per_side=np.array(evaluation.pits_per_side),
+                            meta=np.array(json.dumps(dict(evaluation.meta), sort_keys=True)))
+
+
+def _load_patterns(path: str) -> PatternEvaluation:
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            linear, tables = data["linear"], data["tables"].astype(np.float64)
+            pits, meta = int(data["pits_per_side"]), json.loads(str(data["meta"]))
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        raise ValueError(f"cannot read pattern weights from {path}: {error}") from None
+    return PatternEvaluation(np.concatenate([linear, tables]), meta, pits)
+
+
 @functools.lru_cache(maxsize=None)
 def _load(path: str) -> Evaluation:
+    if path.endswith(".npz"):
+        return _load_patterns(path)
     try:
         data = json.loads(Path(path).read_text())
         names, weights = list(data["features"]), list(data["weights"])
@@ -374,7 +570,8 @@ def _load(path: str) -> Evaluation:
 
 
 def load_evaluation(path: Optional[str] = None) -> Evaluation:
-    """The fitted evaluation from ``path`` (default: :data:`WEIGHTS_PATH`), read once and cached.
+    """The fitted evaluation from ``path`` (default: :data:`WEIGHTS_PATH`), read once and cached: a
+    :class:`PatternEvaluation` for a ``.npz`` file (:func:`write_patterns`), else a linear :class:`Evaluation`.
 
     Raises:
         ValueError: the file is missing, malformed, or fitted for other features.
