@@ -154,3 +154,38 @@ def test_the_engine_command_has_its_help_and_speaks_the_protocol():
     assert spoken.returncode == 0 and lines[0] == "id name awale 0.1.0 uct(iterations=100)" and "uciok" in lines
     assert "readyok" in lines and lines[-1].startswith("bestmove ") and lines[-1].split()[1] in "ABCDEF"
     assert any(line.startswith("info string unknown command 'foo'") for line in lines)
+
+
+def test_a_pondering_engine_thinks_on_the_opponents_time_and_every_go_ponder_ends_by_ponderhit_or_stop(
+        engines, monkeypatch):
+    sent = []
+    send = engine_module._Process.send
+    monkeypatch.setattr(engine_module._Process, "send", lambda process, line: (sent.append(line), send(process, line)))
+    engines("thinker", _command("champion(depth=3, book=False)"), ponder=True)
+    for seed in range(2):
+        assert play("engine(name='thinker', depth=3)", "greedy(eps=0.3)", seed=seed).plies > 10
+    ponders = [i for i, line in enumerate(sent) if line.startswith("go ponder")]
+    assert ponders and all(sent[i] == "go ponder depth 3" for i in ponders)
+    assert all(sent[i - 1].startswith("position startpos moves ") for i in ponders)
+    ended = [sent[i + 1] for i in ponders if i + 1 < len(sent)]
+    assert set(ended) <= {"ponderhit", "stop"} and len(ended) == len(ponders), "each ends by ponderhit or stop"
+    assert ended.count("ponderhit") > 0 and ended.count("stop") > 0, "the reply foreseen, and one not"
+    after_stop = [next((line for line in sent[i + 2:] if line.split()[0] not in ("setoption", "ucinewgame", "isready")),
+                       "quit") for i in ponders if sent[i + 1] == "stop"]
+    assert all(line.startswith("position ") or line == "quit" for line in after_stop), \
+        "after a stop, the position played (or the next game's first) is searched"
+
+
+def test_without_ponder_the_engine_is_never_asked_to_ponder_and_the_flag_reaches_the_command_line(engines, monkeypatch):
+    sent = []
+    send = engine_module._Process.send
+    monkeypatch.setattr(engine_module._Process, "send", lambda process, line: (sent.append(line), send(process, line)))
+    engines("still", _command("champion(depth=2, book=False)"))
+    play("engine(name='still', depth=2)", "greedy", seed=0)
+    assert sent and not any(line.startswith("go ponder") or line == "ponderhit" for line in sent)
+    with pytest.raises(ValueError, match="both with and without pondering"):
+        register_engine("still", _command("champion(depth=2, book=False)"), ponder=True)
+    assert "--ponder" in awale("match", "--help").stdout and "--ponder" in awale("sprt", "--help").stdout
+    done = awale("match", "engine(name='e', depth=2)", "greedy", "--engine",
+                 f"e={_command('champion(depth=2, book=False)')}", "--ponder", cwd=ROOT)
+    assert done.returncode == 0 and "South: engine(name='e', depth=2)" in done.stdout, done.stderr

@@ -7,6 +7,13 @@ N`` with ``nodes``, ``go depth D`` with ``depth``, ``go`` alone (the program's o
 ``go wtime ... winc ...`` (South's clock) or ``go btime ... binc ...`` (North's) under a clock
 (``clocked(agent="engine(name='NAME')", tc='60+0.5')``, :mod:`awale.agents.clocked`).
 
+**Pondering.**  An engine registered with ``ponder=True`` (``--ponder`` on the command line) that announces the
+``Ponder`` option thinks on its opponent's time, as a match manager lets it: after its ``bestmove X ponder Y`` it is
+sent the position after ``X`` and ``Y`` and ``go ponder`` with the limits of its next move (its clock as it reads
+after ``X``).  If the opponent plays ``Y``, its next move is ``ponderhit`` and the ``bestmove`` that follows; if
+not, ``stop`` (whose ``bestmove`` is dropped) and a search of the position played.  A game that ends, or a process
+given back, stops the pondering first.
+
 **Which program.**  A spec names the program only by ``NAME``.  The command that starts it is given by the user of
 this process, on its command line (``--engine NAME=COMMAND`` of ``match``, ``tournament`` and ``sprt``), which
 calls :func:`register_engine`; nothing read from a store, a game file or a spec ever starts a process.  A spec
@@ -51,6 +58,7 @@ __all__ = ["Engine", "EngineError", "register_engine", "registered_engines", "cl
 NAME_PATTERN = re.compile(r"[A-Za-z0-9_.-]{1,40}")
 
 _COMMANDS: Dict[str, Tuple[str, ...]] = {}
+_PONDERS: Dict[str, bool] = {}  # by name: whether its agents ask the program to ponder
 _IDLE: Dict[str, List["_Process"]] = collections.defaultdict(list)
 _ALL: "weakref.WeakSet[_Process]" = weakref.WeakSet()
 _LOCK = threading.Lock()
@@ -60,11 +68,12 @@ class EngineError(ValueError):
     """An engine that cannot be started, does not answer in time, dies, or answers what the protocol does not say."""
 
 
-def register_engine(name: str, command: str) -> None:
-    """Let ``engine(name=NAME)`` start ``command`` in this process (the command line's ``--engine NAME=COMMAND``).
+def register_engine(name: str, command: str, ponder: bool = False) -> None:
+    """Let ``engine(name=NAME)`` start ``command`` in this process (the command line's ``--engine NAME=COMMAND``);
+    with ``ponder``, its agents let it think on the opponent's time (``--ponder``, see the module docstring).
 
     Raises:
-        ValueError: a bad name, an empty command, or a name given two different commands.
+        ValueError: a bad name, an empty command, or a name given two different commands (or pondering settings).
     """
     if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         raise ValueError(f"an engine's name is 1 to 40 letters, digits, '_', '-' or '.', got {name!r}")
@@ -76,7 +85,10 @@ def register_engine(name: str, command: str) -> None:
         raise ValueError(f"engine {name!r}: its command is empty")
     if _COMMANDS.get(name, argv) != argv:
         raise ValueError(f"engine {name!r} is given two commands: {shlex.join(_COMMANDS[name])!r} and {command!r}")
+    if _PONDERS.get(name, bool(ponder)) != bool(ponder):
+        raise ValueError(f"engine {name!r} is registered both with and without pondering")
     _COMMANDS[name] = argv
+    _PONDERS[name] = bool(ponder)
 
 
 def registered_engines() -> Dict[str, str]:
@@ -90,6 +102,7 @@ def close_engines() -> None:
         processes = list(_ALL)
         _IDLE.clear()
         _COMMANDS.clear()
+        _PONDERS.clear()
     for process in processes:
         process.close()
 
@@ -103,6 +116,7 @@ class _Process:
     def __init__(self, name: str, argv: Sequence[str], timeout: float) -> None:
         self.name = name
         self.options: List[str] = []
+        self.pondering = False  # a go ponder is under way: it ends only by ponderhit or stop
         self.ident = ""
         self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
         self._errors: Deque[str] = collections.deque(maxlen=5)
@@ -188,6 +202,13 @@ class _Process:
     def alive(self) -> bool:
         return self._popen.poll() is None
 
+    def stop_pondering(self, timeout: float) -> None:
+        """End a pondering search that is no longer wanted: ``stop``, and its ``bestmove`` read and dropped."""
+        if self.pondering:
+            self.pondering = False
+            self.send("stop")
+            self.until("bestmove", timeout)
+
     def close(self) -> None:
         """End the process: ``quit``, then a terminate, then a kill, a second apart."""
         popen = self._popen
@@ -234,11 +255,19 @@ def _acquire(name: str, timeout: float) -> _Process:
 
 def _release(process: _Process) -> None:
     """Give a process back for the next game of its engine (an ended one is dropped)."""
+    try:
+        process.stop_pondering(_STOP_WAIT)
+    except EngineError:  # it is ended: dropped below
+        pass
     with _LOCK:
         if process.alive and process.name in _COMMANDS:
             _IDLE[process.name].append(process)
             return
     process.close()
+
+
+#: Seconds that a program is given to answer ``stop`` with its ``bestmove`` when a pondering it was asked for ends.
+_STOP_WAIT = 10.0
 
 
 @register
@@ -302,6 +331,7 @@ class Engine(Agent):
         self._game: Optional[Game] = None
         self._moves: List[int] = []
         self._clock: Optional[Tuple[float, float]] = None
+        self._pondered: Optional[Tuple[List[int], float]] = None  # the line pondered on, and its go's seconds
 
     def observe(self, game: Game) -> None:
         """Follow a position whose move is not this agent's (an opening's)."""
@@ -323,18 +353,56 @@ class Engine(Agent):
         """
         self._check_game(game)
         self._follow(game)
+        limits = given_limits(self, limits)
         try:
             process = self._started(game.rules)
-            n = game.rules.pits_per_side
-            line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled())
-            process.send(f"position startpos moves {line}" if line else "position startpos")
-            go, wait = self._go(game.current_player, given_limits(self, limits))
-            process.send(go)
-            answer = process.until("bestmove", wait + self.timeout)[-1].split()
-            return self._action(answer[1] if len(answer) > 1 else "", game)
+            started = time.perf_counter()
+            pondered, self._pondered = self._pondered, None
+            if pondered is not None and pondered[0] == self._moves:  # the opponent played the move pondered on
+                process.pondering = False
+                process.send("ponderhit")
+                answer = process.until("bestmove", pondered[1] + self.timeout)[-1].split()
+            else:
+                if pondered is not None:
+                    process.stop_pondering(self.timeout)
+                process.send(self._position(self._moves))
+                go, wait = self._go(game.current_player, limits)
+                process.send(go)
+                answer = process.until("bestmove", wait + self.timeout)[-1].split()
+            action = self._action(answer[1] if len(answer) > 1 else "", game)
+            if len(answer) > 3 and answer[2] == "ponder" and _PONDERS.get(self.engine) and "ponder" in process.options:
+                self._ponder(process, game, action, answer[3], limits, time.perf_counter() - started)
+            return action
         except EngineError:
             self._drop()  # a program that failed once is not trusted with another game
             raise
+
+    def _position(self, moves: List[int]) -> str:
+        """The ``position`` command of the line ``moves`` from the initial position."""
+        n = (self._game.rules if self._game is not None else Rules()).pits_per_side
+        line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled(moves))
+        return f"position startpos moves {line}" if line else "position startpos"
+
+    def _ponder(self, process: _Process, game: Game, action: int, reply: str, limits: Optional[Limits],
+                spent: float) -> None:
+        """Start the pondering after ``action``, on the opponent's ``reply`` that the engine expects."""
+        after = game.step(action)[0]
+        n = game.rules.pits_per_side
+        try:
+            owner, answer = divmod(label_pit(reply, n), n)
+        except ValueError:
+            owner, answer = -1, -1
+        if after.game_finished:
+            return
+        if owner != after.current_player or answer not in after.legal_actions:
+            raise EngineError(f"engine {self.engine!r} answered ponder {reply!r}, not a legal reply of "
+                              f"{PLAYERS[after.current_player]} to its move")
+        line = self._moves + [action, answer]
+        go, wait = self._go(game.current_player, limits, spent)
+        process.send(self._position(line))
+        process.send("go ponder" + go[len("go"):])
+        process.pondering = True
+        self._pondered = (line, wait)
 
     def _drop(self) -> None:
         """End the process of this game, if any."""
@@ -344,17 +412,23 @@ class Engine(Agent):
         if self._process is not None:
             self._process.close()
             self._process = None
+        self._pondered = None
 
-    def _labelled(self) -> List[Tuple[int, int]]:
-        """The moves followed, each with the player who made it."""
+    def _labelled(self, moves: Optional[List[int]] = None) -> List[Tuple[int, int]]:
+        """The moves followed (or ``moves``), each with the player who made it."""
         game, out = Game(self._game.rules if self._game is not None else None), []
-        for action in self._moves:
+        for action in self._moves if moves is None else moves:
             out.append((game.current_player, action))
             game = game.step(action)[0]
         return out
 
-    def _go(self, player: int, limits: Optional[Limits] = None) -> Tuple[str, float]:
-        """The ``go`` of this move, and the seconds it may take."""
+    def _go(self, player: int, limits: Optional[Limits] = None, spent: Optional[float] = None) -> Tuple[str, float]:
+        """The ``go`` of this move, and the seconds it may take; with ``spent``, the seconds this move took, the
+        ``go`` of the next (pondered on): a clock then reads what it will after this move and its increment."""
+
+        def after(remaining: float, increment: float) -> float:
+            return remaining if spent is None else remaining - spent + increment
+
         if limits is not None and not limits.unbounded:
             side = "wb"[player]
             words, wait = [], 0.0
@@ -362,17 +436,17 @@ class Engine(Agent):
                 words.append(f"movetime {max(int(round(limits.time * 1000)), 1)}")
                 wait = limits.time
             if limits.remaining is not None:
-                words.append(f"{side}time {int(limits.remaining * 1000)} {side}inc {int(limits.increment * 1000)}")
+                remaining = max(after(limits.remaining, limits.increment), 0.0)
+                words.append(f"{side}time {int(remaining * 1000)} {side}inc {int(limits.increment * 1000)}")
                 if limits.moves_to_go is not None:
                     words.append(f"movestogo {limits.moves_to_go}")
-                wait = max(wait, limits.remaining)
+                wait = max(wait, remaining)
             words += [f"{kind} {getattr(limits, kind)}" for kind in ("depth", "nodes") if getattr(limits, kind)]
             return "go " + " ".join(words), wait
         if self._clock is not None:
-            remaining, increment = self._clock
+            remaining = max(after(*self._clock), 0.0)
             side = "wb"[player]
-            return (f"go {side}time {max(int(remaining * 1000), 0)} {side}inc {int(increment * 1000)}",
-                    max(remaining, 0.0))
+            return f"go {side}time {int(remaining * 1000)} {side}inc {int(self._clock[1] * 1000)}", remaining
         if self.time is not None:
             return f"go movetime {max(int(round(self.time * 1000)), 1)}", self.time
         if self.nodes is not None:

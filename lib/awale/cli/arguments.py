@@ -215,6 +215,11 @@ def add_engines(parser: argparse.ArgumentParser) -> None:
              "(python -m awale engine speaks it); repeatable. Its games are stored under engine(name='NAME') and "
              "never replayed; they are played in this process (--workers 0)",
     )
+    parser.add_argument(
+        "--ponder", action="store_true",
+        help="let the engines of --engine think on their opponent's time, as match managers do (go ponder, then "
+             "ponderhit or stop); for engines that offer the Ponder option, on a machine with a core for each side",
+    )
 
 
 def _engines_of(spec: str) -> List[str]:
@@ -248,8 +253,10 @@ def with_engines(handler: Callable[[argparse.Namespace], int],
         if used and hasattr(args, "workers"):
             args.workers = 0
         try:
+            if getattr(args, "ponder", False) and not args.engine:
+                info(f"{PROG}: --ponder: no --engine to ponder")
             for name, command in args.engine:
-                register_engine(name, command)
+                register_engine(name, command, ponder=getattr(args, "ponder", False))
             for name in sorted(set(given) - used):
                 info(f"{PROG}: --engine {name}: no side is engine(name={name!r})")
             return handler(args)
