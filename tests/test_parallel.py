@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from awale import Game, Rules
-from awale.core._jit import COMPILED
+from awale.core._jit import COMPILED, jit
 from awale.agents import parse
 from awale.cli import main
 from awale.experiments import CATALOG, local_workers, pair_keys, runner
@@ -234,7 +234,7 @@ def test_atomics_in_plain_python():
 
 _PLAIN = """
 from awale import Game, Rules
-from awale.core._jit import COMPILED
+from awale.core._jit import COMPILED, jit
 from awale.core.rules import seed_rng
 from awale.search.mcts import SearchConfig
 from awale.search.parallel import SharedTree
@@ -256,3 +256,24 @@ def test_the_shared_tree_without_compilation():
     run = subprocess.run([sys.executable, "-c", _PLAIN], cwd=Path(__file__).parent, env=env, capture_output=True,
                          text=True)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-3000:]
+
+
+
+@jit(inline=False)
+def _scaled(x, k):
+    return x * k
+
+
+@jit(inline=False)
+def _scaled_twice(x):
+    return _scaled(x, 2) + _scaled(x, 3)
+
+
+@pytest.mark.skipif(not COMPILED, reason="numba compiles nothing here")
+def test_a_kernel_called_with_constants_is_compiled_once_for_their_type():
+    # numba types a constant argument as its value: the search's descent, called as _walk(..., 1, 0, ...), was
+    # compiled once per constant and again for the variable, which tripled its first compile (core/_jit.py).
+    for kernel in (_scaled, _scaled_twice):
+        kernel._cache.flush()  # compiled here, not loaded from the cache: its signatures are the compiler's
+    assert _scaled_twice(1.5) == 7.5 and _scaled(1.5, 4) == 6.0
+    assert len(_scaled.signatures) == 1 and "Literal" not in str(_scaled.signatures[0]), _scaled.signatures

@@ -48,18 +48,31 @@ def jit(function: Optional[F] = None, *, inline: bool = True, allocates: bool = 
     """
 
     def decorate(func: F) -> F:
-        if _numba is None:
+        if _numba is None or _DISABLED:
             return func
-        return _numba.njit(
-            cache=True,
-            nogil=True,
-            error_model="numpy",
-            inline="always" if inline else "never",
-            _nrt=allocates,
-            parallel=parallel,
-        )(func)
+        options = dict(nopython=True, boundscheck=None, nogil=True, error_model="numpy",
+                       inline="always" if inline else "never", _nrt=allocates, parallel=parallel)
+        kernel = _Kernel(py_func=func, locals={}, targetoptions=options)  # as numba.njit(cache=True, ...) builds it
+        kernel.enable_caching()
+        return kernel
 
     return decorate if function is None else decorate(function)
+
+
+if _numba is not None:  # pragma: no branch - depends on the environment
+    from numba.core import types as _types
+    from numba.core.registry import CPUDispatcher as _CPUDispatcher
+
+    class _Kernel(_CPUDispatcher):
+        """numba's dispatcher, except that a kernel called from another compiles for the types of its arguments, not
+        their values: numba types a constant argument (``_walk(..., 1, 0, ...)``) as a literal, and compiled a whole
+        specialisation of the callee for each constant it was called with and again for the variable's type, which
+        tripled the first compile of the search's largest kernels.  The machine code is the same but for branches a
+        constant would have pruned."""
+
+        def get_call_template(self, args, kws):
+            return super().get_call_template(tuple(_types.unliteral(arg) for arg in args),
+                                             {key: _types.unliteral(arg) for key, arg in kws.items()})
 
 
 #: ``numba.prange`` when compiled (the iterations of a ``parallel`` kernel's loop shared among threads), else ``range``.
