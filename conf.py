@@ -444,6 +444,31 @@ def _depart_fancyoutput_latex(self, node) -> None:
     nbsphinx.depart_fancyoutput_latex(self, node)
 
 
+def _names_keep_their_width(app, doctree, docname) -> None:
+    """A two-column table of the PDF that names things (a command, an option, a module) and says what they do: the
+    names' column as wide as its longest line, up to a quarter of the line (longer ones wrap between words).
+    LaTeX's tabulary otherwise gives it a share by its few characters, and set ``make compile`` or
+    ``awale.knowledge`` a syllable a line.  Such a table is a longtable, which may run on to the next page (a
+    tabulary, which cannot, ran into the footer)."""
+    if app.builder.format != "latex":
+        return
+    for table in doctree.findall(nodes.table):
+        groups = [group for group in table.children if isinstance(group, nodes.tgroup)]
+        if "colwidths-given" in table["classes"] or len(groups) != 1 or groups[0]["cols"] != 2:
+            continue
+        rows = [row for row in groups[0].findall(nodes.row) if len(row.children) == 2]
+        names = [row.children[0].astext() for row in rows]
+        words = max((len(word) for name in names for word in name.split()), default=0)
+        texts = max((len(row.children[1].astext()) for row in rows), default=0)
+        if not rows or texts < 80 or words > 22:  # narrow, or names that cannot break: tabulary does well there
+            continue
+        longest = max(len(line) for name in names for line in name.splitlines())
+        share = round(1.1 * (longest if longest <= 22 else 22)) + 3  # a character is about 1.1 % of the line
+        for colspec, width in zip(groups[0].findall(nodes.colspec), (share, 100 - share)):
+            colspec["colwidth"] = width
+        table["classes"] += ["colwidths-given", "longtable"]  # a reference table may run on to the next page
+
+
 def _bibliography_at_the_end(app, doctree, docname) -> None:
     """LaTeX gathers every citation into one bibliography at the end of the book: drop the page that held them."""
     if app.builder.format != "latex":
@@ -465,6 +490,7 @@ def setup(app) -> None:
     app.connect("doctree-resolved", _bibliography_at_the_end)
     app.connect("doctree-resolved", _code_excerpts_only)
     app.connect("doctree-resolved", _no_prompts_in_the_pdf)
+    app.connect("doctree-resolved", _names_keep_their_width)
     app.add_node(
         nbsphinx.CodeAreaNode,
         override=True,

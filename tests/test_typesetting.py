@@ -3,6 +3,7 @@ and alt texts in plain words (docs/_ext/output_figure.py).  The whole PDF is che
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -128,6 +129,22 @@ def test_records_and_numbers_do_not_wrap_on_the_site():
 def test_a_long_table_runs_on_to_the_next_page():
     latex = latex_tables.dataframe_latex(pd.DataFrame({"n": range(latex_tables.LONG_ROWS + 1)}))
     assert "\\begin{longtable}" in latex and "\\endhead" in latex
+
+
+def test_a_long_table_too_wide_for_the_line_wraps_its_widest_text_column():
+    rows = latex_tables.LONG_ROWS + 1
+    narrow = latex_tables.dataframe_latex(pd.DataFrame({"idea": ["no quiescence"] * rows, "games": range(rows)}))
+    assert "\\footnotesize" in narrow and "\\begin{longtable}{rlr}" in narrow and "p{" not in narrow
+    idea = "weights fitted on positions of the endgame database"
+    wide = pd.DataFrame({f"column {i}": ["a cell of text"] * rows for i in range(6)})
+    wide["idea"] = idea
+    latex = latex_tables.dataframe_latex(wide)
+    assert "\\scriptsize" in latex and latex.count("p{") == 1 and "\\raggedright" in latex
+    width = float(re.search(r"p\{(\d+)pt\}", latex).group(1))
+    character, between = latex_tables._CHARACTER["\\scriptsize"], latex_tables._BETWEEN
+    others = (2 * character + between) + 6 * (len("a cell of text") * character + between)  # the index, 6 columns
+    assert width < len(idea) * character and width + between + others <= latex_tables._LINE + 1, \
+        "the idea wraps, and the table as estimated fits the line"
 
 
 def test_a_table_too_long_for_a_page_stays_text():

@@ -76,15 +76,46 @@ def _tabular(rows: list[list[str]], header_rows: int) -> "str | None":
     )
 
 
+#: The PDF's text width in points (A4, margins of 2.5 cm), a character's mean width in the two small sizes of its
+#: serif font, and the space between two columns (twice the \tabcolsep of 4 pt): a longtable cannot be shrunk to the
+#: line, so its width is estimated from its cells' lengths before it is set.
+_LINE = 455.0
+_CHARACTER = {r"\footnotesize": 4.05, r"\scriptsize": 3.6}
+_BETWEEN = 8.0
+
+
+def _column_widths(rows: list[list[str]], size: str) -> list[float]:
+    """Each column's estimated natural width in points, in font ``size``."""
+    return [max(len(row[column]) for row in rows) * _CHARACTER[size] + _BETWEEN for column in range(len(rows[0]))]
+
+
+def _long_layout(rows: list[list[str]], align: str) -> tuple[str, str]:
+    """The font size and column types of a longtable that fits the line: the small size if it fits, else the
+    smaller one; and if even that is too wide, its widest column of text set as a paragraph that wraps."""
+    if len(align) <= 7 and sum(_column_widths(rows, r"\footnotesize")) <= _LINE:
+        return r"\footnotesize", align
+    size = r"\scriptsize"
+    widths = _column_widths(rows, size)
+    over = sum(widths) - _LINE
+    texts = [column for column, kind in enumerate(align) if kind == "l"]
+    if over <= 0 or not texts:
+        return size, align
+    widest = max(texts, key=lambda column: widths[column])
+    paragraph = max(widths[widest] - _BETWEEN - over, 0.4 * widths[widest])
+    kinds = [r">{\raggedright\arraybackslash}p{%.0fpt}" % paragraph if column == widest else kind
+             for column, kind in enumerate(align)]
+    return size, "".join(kinds)
+
+
 def _longtable(rows: list[list[str]], header_rows: int, align: str) -> str:
     """A table of more than LONG_ROWS rows: a longtable, which runs on to the next page with its header repeated
     (a tabular cannot break, and a long one ran past the footer), in a smaller font to keep within the line."""
     header = [" & ".join(_escape(cell) for cell in row) + r" \\" for row in rows[:header_rows]]
     body = [" & ".join(_escape(cell) for cell in row) + r" \\" for row in rows[header_rows:]]
-    size = r"\footnotesize" if len(align) <= 7 else r"\scriptsize"  # a wide one in a smaller font
+    size, columns = _long_layout(rows, align)
     lines = [
         r"\begingroup" + size + r"\setlength{\tabcolsep}{4pt}",
-        r"\begin{longtable}{" + align + "}",
+        r"\begin{longtable}{" + columns + "}",
         r"\toprule", *header, r"\midrule", r"\endfirsthead",
         r"\toprule", *header, r"\midrule", r"\endhead",
         r"\bottomrule", r"\endlastfoot",

@@ -116,13 +116,15 @@ def strength_rows(path: Path) -> list[dict]:
     return rows
 
 
-def _table(header: tuple[str, ...], body: list[tuple[str, ...]], css: str) -> nodes.table:
-    """A docutils table of strings, the header in bold."""
-    table = nodes.table(classes=[css])
+def _table(header: tuple[str, ...], body: list[tuple[str, ...]], css: str,
+           widths: tuple[int, ...]) -> nodes.table:
+    """A docutils table of strings, the header in bold; ``widths``, the columns' shares of the line (the PDF's
+    tables otherwise squeeze the column of agents' names to a word a line)."""
+    table = nodes.table(classes=[css, "colwidths-given"])
     group = nodes.tgroup(cols=len(header))
     table += group
-    for _ in header:
-        group += nodes.colspec(colwidth=1)
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
     head, rows = nodes.thead(), nodes.tbody()
     for cells, parent in [(header, head), *((cells, rows) for cells in body)]:
         row = nodes.row()
@@ -155,7 +157,7 @@ class PlaySpeed(SphinxDirective):
         body = [(row["opponent"], row["positions"],
                  f"{float(row['cpu_seconds_mean']):.3f} ({float(row['cpu_seconds_max']):.3f})",
                  f"{float(row['wall_seconds_mean']):.3f} ({float(row['wall_seconds_max']):.3f})") for row in rows]
-        return [_table(header, body, "awale-play-speed")]
+        return [_table(header, body, "awale-play-speed", (34, 12, 27, 27))]
 
 
 class PlayStrength(SphinxDirective):
@@ -183,7 +185,7 @@ class PlayStrength(SphinxDirective):
             for row in rows
         ]
         intro = nodes.paragraph(text=f"The page's agent: {agents}; its results, from {relative}:")
-        return [intro, _table(header, body, "awale-play-strength")]
+        return [intro, _table(header, body, "awale-play-strength", (24, 9, 15, 20, 16, 16))]
 
 
 def _assets(app, pagename, templatename, context, doctree) -> None:
