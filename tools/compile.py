@@ -161,8 +161,10 @@ def _evaluation() -> None:
 
 def _rules_and_playouts() -> None:
     from awale import Game, Rules, simulate
+    from awale.core.record import describe
 
     simulate(Game(), 100, seed=1)
+    describe(Game(), 2)  # the board of the Jupyter page marks the pits a move sowed and captured (docs/play)
     simulate(Game(rules=Rules.simplified()), 100, seed=1)
     small = Game.from_position([0, 1, 0, 1], captures=(2, 4), rules=Rules(pits_per_side=2, seeds_per_pit=2))
     small.step(1)
