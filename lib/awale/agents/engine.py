@@ -379,21 +379,24 @@ class Engine(Agent):
 
     def _position(self, moves: List[int]) -> str:
         """The ``position`` command of the line ``moves`` from the initial position."""
-        n = (self._game.rules if self._game is not None else Rules()).pits_per_side
-        line = " ".join(pit_label(player * n + action, n) for player, action in self._labelled(moves))
-        return f"position startpos moves {line}" if line else "position startpos"
+        game, labels = Game(self._game.rules if self._game is not None else None), []
+        n = game.rules.pits_per_side
+        for action in moves:
+            labels.append(pit_label(game.current_player * n + action, n))
+            game = game.step(action)[0]
+        return "position startpos moves " + " ".join(labels) if labels else "position startpos"
 
     def _ponder(self, process: _Process, game: Game, action: int, reply: str, limits: Optional[Limits],
                 spent: float) -> None:
         """Start the pondering after ``action``, on the opponent's ``reply`` that the engine expects."""
         after = game.step(action)[0]
+        if after.game_finished:
+            return
         n = game.rules.pits_per_side
         try:
             owner, answer = divmod(label_pit(reply, n), n)
         except ValueError:
             owner, answer = -1, -1
-        if after.game_finished:
-            return
         if owner != after.current_player or answer not in after.legal_actions:
             raise EngineError(f"engine {self.engine!r} answered ponder {reply!r}, not a legal reply of "
                               f"{PLAYERS[after.current_player]} to its move")
@@ -413,14 +416,6 @@ class Engine(Agent):
             self._process.close()
             self._process = None
         self._pondered = None
-
-    def _labelled(self, moves: Optional[List[int]] = None) -> List[Tuple[int, int]]:
-        """The moves followed (or ``moves``), each with the player who made it."""
-        game, out = Game(self._game.rules if self._game is not None else None), []
-        for action in self._moves if moves is None else moves:
-            out.append((game.current_player, action))
-            game = game.step(action)[0]
-        return out
 
     def _go(self, player: int, limits: Optional[Limits] = None, spent: Optional[float] = None) -> Tuple[str, float]:
         """The ``go`` of this move, and the seconds it may take; with ``spent``, the seconds this move took, the
