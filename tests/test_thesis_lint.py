@@ -11,8 +11,9 @@ DESIGN.md ("How the thesis is written") sets the rules these tests keep:
   ``tests/data/run-history-words.txt``: processors, pilots, raised caps, refit rounds, what a review found;
   no code cell prints the state of a campaign ("still being played");
 * an evening's read: the chapters' prose (markdown cells, less fenced code and display math) has at most
-  25,000 words (runs of letters and digits), no chapter over 4,000; its sentences (table rows and headings left
-  out) average at most 25 words, and at most ten run over 50;
+  25,000 words (runs of letters and digits), no chapter over 4,000; its sentences, as a readability counter
+  splits the rendered text (a full stop before a capital letter, or a paragraph's or list item's end), average
+  at most 25 words, and at most ten run over 50;
 * every entry of ``refs.bib`` is cited somewhere, and every technique the champion's spec names (its
   parameters) is cited in the chapter that introduces it.
 
@@ -160,17 +161,29 @@ def prose(source: str) -> str:
     return re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
 
 
-def sentences(source: str):
-    """The lengths in words of a markdown cell's sentences: table rows, headings and HTML comments left out,
-    citations counted as their visible text, a paragraph break ending a sentence."""
+def rendered_blocks(source: str):
+    """A markdown cell's prose as a reader sees it, in blocks (paragraphs and list items): table rows, headings and
+    HTML comments left out, links and citations reduced to their visible text, the marks of code and emphasis
+    dropped."""
     text = re.sub(r"<!--.*?-->", "", prose(source), flags=re.S)
     text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", "#")))
     text = re.sub(r"<cite[^>]*>(.*?)</cite>", r"\1", text, flags=re.S)
-    text = re.sub(r"\n\s*\n", " .\n", text)
-    for sentence in re.split(r"(?<=[.!?])\s+", text):
-        count = prose_words(sentence)
-        if count:
-            yield count
+    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    text = re.sub(r"^\s*(?:[*+-]|\d+\.)\s+", "\n\n", text, flags=re.M)
+    text = re.sub(r"\*\*|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])", "", text)
+    return [block.strip() for block in re.split(r"\n\s*\n", text) if block.strip()]
+
+
+def sentences(source: str):
+    """The lengths in words of a markdown cell's sentences, the strict rule of a text's readability counter: a
+    sentence ends at a full stop, question or exclamation mark followed by a capital letter (so "e.g. the" or
+    "p. 12" end none), and at the end of a paragraph or list item.  A sentence whose next one opens with a code
+    name, a number or a lower-case Greek letter therefore counts as one with it."""
+    for block in rendered_blocks(source):
+        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", block):
+            count = prose_words(sentence)
+            if count:
+                yield count
 
 
 def prose_words(text: str) -> int:
@@ -210,6 +223,8 @@ def test_the_sentence_counter_on_a_known_text():
     text = ("# A heading is no sentence\n\nOne two three. Four five? Six\n\n| a | b |\n|---|---|\n"
             "A <cite data-cite=\"x\">(Author, 2001)</cite> cites.\n\n```\ncode. here.\n```\n$$x. y.$$")
     assert list(sentences(text)) == [3, 2, 1, 4]
+    listed = ("* **One.** Two, e.g. three. `four` five.\n* [Six](x.ipynb) *seven*.\n\n1. Eight. 9 ten.")
+    assert list(sentences(listed)) == [1, 6, 2, 3]
     assert words(prose(text)) == 23
 
 
