@@ -29,10 +29,20 @@ def cluster_client():
 
 @pytest.fixture
 def client(cluster_client):
-    """The module's cluster with both its workers up: a nanny restarts a killed worker, which takes longer than a
-    minute on a loaded machine, so every test waits for two workers before it starts rather than after it ends."""
+    """The module's cluster, whose workers no test kills."""
     cluster_client.wait_for_workers(2, timeout=600)
     return cluster_client
+
+
+@pytest.fixture
+def own_client():
+    """A cluster of its own for a test that kills one of its workers, closed with the test.  A local cluster checks
+    15 s after a worker is lost (Dask's ``lost-worker-timeout``) that a worker of that name is back, and closes its
+    nanny if none is: a second kill of the same worker within 15 s, by the next test, found the nanny's restart
+    unfinished and left a shared cluster one worker short for every later test."""
+    with cluster(workers=2) as (dask_client, _):
+        dask_client.wait_for_workers(2, timeout=600)
+        yield dask_client
 
 
 def _one_machine(tmp_path, rules, seeds):
@@ -79,13 +89,13 @@ def _killer(client, layer, round_, seed):
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
-def test_a_worker_killed_in_a_layer_costs_its_round_and_the_values_stay_exact(client, tmp_path, seed):
+def test_a_worker_killed_in_a_layer_costs_its_round_and_the_values_stay_exact(own_client, tmp_path, seed):
     rng = np.random.default_rng(seed)
     layer, round_ = int(rng.integers(6, 10)), int(rng.integers(0, 12))
-    progress, fired = _killer(client, layer, round_, seed)
+    progress, fired = _killer(own_client, layer, round_, seed)
     stats = ed.BuildStats()
     lines = []
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, partition=ed.Partition(least=1),
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), own_client, Rules(), 9, progress=progress, partition=ed.Partition(least=1),
                                 stats=stats, log=lines.append)
     assert fired, "the worker was not killed"
     _same_file(built, _one_machine(tmp_path, Rules(), 9))
@@ -93,8 +103,8 @@ def test_a_worker_killed_in_a_layer_costs_its_round_and_the_values_stay_exact(cl
     assert any("was lost" in line for line in lines)
 
 
-def test_a_worker_killed_while_counting_moves_is_counted_again(client, tmp_path):
-    pids = sorted(client.run(os.getpid).values())
+def test_a_worker_killed_while_counting_moves_is_counted_again(own_client, tmp_path):
+    pids = sorted(own_client.run(os.getpid).values())
     fired = []
 
     def progress(at, done, message):
@@ -102,7 +112,7 @@ def test_a_worker_killed_while_counting_moves_is_counted_again(client, tmp_path)
             os.kill(pids[1], signal.SIGKILL)
             fired.append(message)
 
-    built = ed.build_on_cluster(str(tmp_path / "d.db"), client, Rules(), 9, progress=progress, partition=ed.Partition(least=1))
+    built = ed.build_on_cluster(str(tmp_path / "d.db"), own_client, Rules(), 9, progress=progress, partition=ed.Partition(least=1))
     assert fired
     _same_file(built, _one_machine(tmp_path, Rules(), 9))
 
