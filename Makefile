@@ -45,7 +45,7 @@ $(STAMP): requirements.txt pyproject.toml
 	@echo "Setting up $(VENV): Python packages pinned in requirements.txt ($$(grep -c '==' requirements.txt) of them:"
 	@echo "numpy, numba, OpenSpiel, Dask, pandas, matplotlib, pytest, hypothesis, Sphinx, JupyterLab, Playwright"
 	@echo "and their dependencies), then the awale library itself: about 1.3 GB once installed. This happens"
-	@echo "once and takes about 4 minutes, mostly downloading. Then \`make compile\` compiles the engine once."
+	@echo "once and takes about 2 minutes, mostly downloading. Then \`make compile\` compiles the engine once."
 	$(PYTHON) -m venv $(VENV)
 	@start=$$(date +%s); \
 	$(BIN)/python -m pip install --disable-pip-version-check --progress-bar off -r requirements.txt \
