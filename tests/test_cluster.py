@@ -290,6 +290,27 @@ def test_the_log_of_an_interrupted_wait_on_the_cluster_is_dropped_and_no_other()
     assert quiet.filter(record(functools.partial(print, "other")))
 
 
+def test_a_local_workers_failed_heartbeat_at_the_close_is_not_logged_and_its_other_errors_are():
+    """A SIGTERM that ends a run closes the local scheduler, and a worker's heartbeat then in flight fails; the
+    workers of a local cluster drop that record (an ERROR with a traceback on the terminal) and only that one."""
+    import logging
+
+    from awale.experiments.clusters import _HeartbeatsAtClose, cluster
+
+    def record(message):
+        return logging.LogRecord("distributed.worker", logging.ERROR, __file__, 1, message, (), None)
+
+    quiet = _HeartbeatsAtClose()
+    assert not quiet.filter(record("Failed to communicate with scheduler during heartbeat."))
+    assert quiet.filter(record("Compute Failed"))
+
+    def filtered():
+        return [type(each).__name__ for each in logging.getLogger("distributed.worker").filters]
+
+    with cluster(workers=1) as (client, _):
+        assert list(client.run(filtered).values()) == [["_HeartbeatsAtClose"]]
+
+
 def test_distributed_stays_quiet_on_the_console_until_the_local_cluster_is_gone():
     """A closing comm's INFO record (``distributed.batched``'s "Batched Comm Closed", with its traceback, when a
     SIGTERM cut a send) may come after the LocalCluster has restored its loggers: it must not reach the terminal,

@@ -71,9 +71,21 @@ def _stop_signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
+class _HeartbeatsAtClose(logging.Filter):
+    """Drops a local worker's "Failed to communicate with scheduler during heartbeat" (logged at ERROR with its
+    traceback).  A local cluster's scheduler lives in the process that started it and closes with it: a heartbeat
+    then in flight fails, most often when a Ctrl-C or SIGTERM ends a run, and a worker whose scheduler is gone has
+    nothing else to tell."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "during heartbeat" not in record.getMessage()
+
+
 def dask_setup(worker: Any) -> None:
     """Dask preload hook run in each local worker process: ignore Ctrl-C and SIGTERM (see :func:`_stop_signals_held`);
-    the cluster's closing stops the worker (the nanny kills one that does not stop)."""
+    the cluster's closing stops the worker (the nanny kills one that does not stop), whose heartbeat failing at
+    that moment is not logged (:class:`_HeartbeatsAtClose`)."""
+    logging.getLogger("distributed.worker").addFilter(_HeartbeatsAtClose())
     if threading.current_thread() is threading.main_thread():
         for number in _STOP_SIGNALS:
             signal.signal(number, signal.SIG_IGN)
