@@ -269,6 +269,31 @@ def test_every_bibliography_entry_is_cited_and_every_citation_exists():
     assert not used - set(keys), f"citations of keys refs.bib lacks: {sorted(used - set(keys))}"
 
 
+def bib_years():
+    """Each entry's year as refs.bib gives it."""
+    years = {}
+    for key, body in re.findall(r"^@\w+\{([^,\s]+),(.*?)^\}", BIB.read_text(encoding="utf-8"), flags=re.M | re.S):
+        found = re.search(r"^\s*year\s*=\s*[{\"]?(\d{4})", body, flags=re.M)
+        if found:
+            years[key] = found.group(1)
+    return years
+
+
+def test_a_citations_visible_year_is_its_entrys():
+    """A citation's text in a notebook (what the site shows) names the year the bibliography gives, as the PDF's
+    citation does: "(Coulom, 2006)" for an entry of 2007 is a defect a reader sees."""
+    years = bib_years()
+    wrong = []
+    for path in (path for path in SOURCES if path.suffix == ".ipynb"):
+        for cell in nbformat.read(path, as_version=4).cells:
+            for keys, text in re.findall(r'<cite data-cite="([^"]+)">(.*?)</cite>', cell.source, flags=re.S):
+                shown = set(re.findall(r"\b(1[89]\d\d|20\d\d)[a-z]?\b", text))
+                for key in (key.strip() for key in keys.split(",")):
+                    if shown and key in years and years[key] not in shown:
+                        wrong.append(f"{path.name}: {' '.join(text.split())} cites {key} of {years[key]}")
+    assert not wrong, "\n".join(wrong)
+
+
 # The champion's parameters that name a technique, the works any of which cites it, and the chapter that
 # introduces it.
 TECHNIQUES = {
