@@ -303,6 +303,7 @@ def test_a_local_workers_failed_heartbeat_at_the_close_is_not_logged_and_its_oth
     quiet = _HeartbeatsAtClose()
     assert not quiet.filter(record("Failed to communicate with scheduler during heartbeat."))
     assert quiet.filter(record("Compute Failed"))
+    assert quiet.filter(record("Unexpected exception during heartbeat. Closing worker."))
 
     def filtered():
         return [type(each).__name__ for each in logging.getLogger("distributed.worker").filters]

@@ -78,7 +78,7 @@ class _HeartbeatsAtClose(logging.Filter):
     nothing else to tell."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return "during heartbeat" not in record.getMessage()
+        return not record.getMessage().startswith("Failed to communicate with scheduler during heartbeat")
 
 
 def dask_setup(worker: Any) -> None:
