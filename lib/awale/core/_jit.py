@@ -67,8 +67,8 @@ if _numba is not None:  # pragma: no branch - depends on the environment
         """numba's dispatcher, except that a kernel called from another compiles for the types of its arguments, not
         their values: numba types a constant argument (``_walk(..., 1, 0, ...)``) as a literal, and compiled a whole
         specialisation of the callee for each constant it was called with and again for the variable's type, which
-        more than doubled the first compile of the search's largest kernels.  The machine code is the same but for branches a
-        constant would have pruned."""
+        more than doubled the first compile of the search's largest kernels.  The machine code is the same but for
+        branches a constant would have pruned."""
 
         def get_call_template(self, args, kws):
             return super().get_call_template(tuple(_types.unliteral(arg) for arg in args),
