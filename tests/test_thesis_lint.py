@@ -161,29 +161,20 @@ def prose(source: str) -> str:
     return re.sub(r"\$\$.*?\$\$", "", text, flags=re.S)
 
 
-def rendered_blocks(source: str):
-    """A markdown cell's prose as a reader sees it, in blocks (paragraphs and list items): table rows, headings and
-    HTML comments left out, links and citations reduced to their visible text, the marks of code and emphasis
-    dropped."""
+def sentences(source: str):
+    """The lengths in words of a markdown cell's sentences, as a counter run on the notebook's markdown counts them:
+    table rows, headings and HTML comments left out, everything else as written (citation tags and link targets
+    included).  A sentence ends at a full stop, question or exclamation mark followed by a capital letter, so
+    "e.g. the" or "p. 12" end none.  A paragraph break ends one only before a capital letter too: a bullet, a
+    bold run-in, a link, a code name, a number or a lower-case Greek letter opening a paragraph or a sentence
+    continues the sentence before it, so that a bulleted list counts as one sentence with the one before it."""
     text = re.sub(r"<!--.*?-->", "", prose(source), flags=re.S)
     text = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith(("|", "#")))
-    text = re.sub(r"<cite[^>]*>(.*?)</cite>", r"\1", text, flags=re.S)
-    text = re.sub(r"!?\[([^\]]*)\]\([^)]*\)", r"\1", text)
-    text = re.sub(r"^\s*(?:[*+-]|\d+\.)\s+", "\n\n", text, flags=re.M)
-    text = re.sub(r"\*\*|`|(?<![\w*])\*(?=\S)|(?<=\S)\*(?![\w*])", "", text)
-    return [block.strip() for block in re.split(r"\n\s*\n", text) if block.strip()]
-
-
-def sentences(source: str):
-    """The lengths in words of a markdown cell's sentences, the strict rule of a text's readability counter: a
-    sentence ends at a full stop, question or exclamation mark followed by a capital letter (so "e.g. the" or
-    "p. 12" end none), and at the end of a paragraph or list item.  A sentence whose next one opens with a code
-    name, a number or a lower-case Greek letter therefore counts as one with it."""
-    for block in rendered_blocks(source):
-        for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", block):
-            count = prose_words(sentence)
-            if count:
-                yield count
+    text = re.sub(r"\n\s*\n", " .\n", text)
+    for sentence in re.split(r"(?<=[.!?])\s+(?=[A-Z])", text):
+        count = prose_words(sentence)
+        if count:
+            yield count
 
 
 def prose_words(text: str) -> int:
@@ -221,10 +212,11 @@ def test_the_sentences_are_short():
 
 def test_the_sentence_counter_on_a_known_text():
     text = ("# A heading is no sentence\n\nOne two three. Four five? Six\n\n| a | b |\n|---|---|\n"
-            "A <cite data-cite=\"x\">(Author, 2001)</cite> cites.\n\n```\ncode. here.\n```\n$$x. y.$$")
-    assert list(sentences(text)) == [3, 2, 1, 4]
-    listed = ("* **One.** Two, e.g. three. `four` five.\n* [Six](x.ipynb) *seven*.\n\n1. Eight. 9 ten.")
-    assert list(sentences(listed)) == [1, 6, 2, 3]
+            "Seven <cite data-cite=\"x\">(Author, 2001)</cite> cites.\n\n```\ncode. here.\n```\n$$x. y.$$")
+    assert list(sentences(text)) == [3, 2, 1, 9]
+    listed = ("Items follow.\n\n* **One.** Two, e.g. three. `four` five.\n* [Six](x.ipynb) *seven*.\n\n"
+              "1. Eight. 9 ten.\n\nEleven.")
+    assert list(sentences(listed)) == [14, 3, 1]
     assert words(prose(text)) == 23
 
 
