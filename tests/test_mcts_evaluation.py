@@ -6,7 +6,8 @@ import pytest
 
 from awale import Game
 from awale.agents import parse
-from awale.knowledge.evaluation import FEATURES, load_evaluation
+from awale.core.rules import Rules
+from awale.knowledge.evaluation import FEATURES, WEIGHTS as WEIGHTS_PATHS, load_evaluation
 from awale.play.match import play
 from awale.core.rules import seed_rng
 from awale.search.mcts import SearchConfig, SearchTree
@@ -70,3 +71,38 @@ def test_every_parallel_scheme_scores_leaves_by_the_evaluation(scheme):
     for child in leaves:
         after = game.step(child.action)[0]
         assert child.mean == pytest.approx(1.0 - EVALUATION.win_probability(after), abs=1e-9)
+
+
+PATTERNS = load_evaluation(str(WEIGHTS_PATHS["patterns"]))
+
+
+@pytest.mark.parametrize("moves", [(), (2, 3)])
+def test_pattern_weights_score_each_leaf_by_the_pattern_evaluation(moves):
+    """weights='patterns': a new leaf's reward is the pattern evaluation's win probability, tables included."""
+    game = Game()
+    for action in moves:
+        game = game.step(action)[0]
+    agent = parse("uct(iterations=10, evaluation=True, weights='patterns')")
+    config = agent.config()
+    assert config.patterns == "patterns" and config.evaluation == tuple(PATTERNS.linear.tolist())
+    tree = SearchTree(game, config, seed_rng(1))
+    tree.run(len(game.legal_actions))
+    for child in tree.children():
+        after = game.step(child.action)[0]
+        assert child.mean == pytest.approx(1.0 - PATTERNS.win_probability(after), abs=1e-12)
+        assert child.mean != pytest.approx(1.0 - EVALUATION.win_probability(after), abs=1e-6)
+
+
+def test_pattern_weights_are_refused_where_they_do_not_fit():
+    assert str(parse("uct(iterations=100, evaluation=True, weights='games')")) == "uct(iterations=100, evaluation=True)"
+    with pytest.raises(ValueError, match="give evaluation=True"):
+        parse("uct(weights='patterns')")
+    with pytest.raises(ValueError, match="weights"):
+        parse("uct(evaluation=True, weights='kroo')")
+    with pytest.raises(ValueError, match="own nine linear weights"):
+        SearchConfig(evaluation=WEIGHTS, patterns="patterns")
+    with pytest.raises(ValueError, match="no pattern tables"):
+        SearchConfig(evaluation=WEIGHTS, patterns="games")
+    small = Game(Rules(pits_per_side=4))
+    with pytest.raises(ValueError, match="for 6 pits a side, not 4"):
+        SearchTree(small, parse("uct(evaluation=True, weights='patterns')").config(), seed_rng(1))

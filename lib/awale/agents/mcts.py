@@ -14,7 +14,7 @@ import numpy as np
 
 from ..core.control import current, tell
 from ..core.engine import game_arrays
-from ..knowledge.evaluation import load_evaluation
+from ..knowledge.evaluation import WEIGHTS, PatternEvaluation, load_evaluation
 from ..core.game import Game
 from ..core.rules import random_playouts, seed_rng
 from ..search.mcts import MAX_VISITS, ChildStats, SearchConfig, SearchTree, check_tree_size, max_nodes
@@ -224,6 +224,11 @@ class MCTS(_TreeSearcher):
         return SearchConfig(tree_policy="random")
 
 
+#: The weights an evaluated UCT can score its leaves with: those of :data:`awale.knowledge.evaluation.WEIGHTS`
+#: but the kroos' timing, which its kernels do not compute.
+UCT_WEIGHTS = tuple(name for name in WEIGHTS if name != "kroo")
+
+
 @register
 class UCT(_TreeSearcher):
     """UCT and its variants: heavy playouts, progressive bias and history, cut-off, RAVE, solver.
@@ -235,7 +240,8 @@ class UCT(_TreeSearcher):
     and the AMAF mixing of RAVE (Gelly & Silver 2007).  With ``evaluation=True`` and
     ``implicit=α`` every node also keeps the minimax value of the evaluations
     below it, and children are chosen on ``(1 - α) mean + α minimax`` (implicit
-    minimax backups, Lanctot, Winands, Pepels & Sturtevant 2014).  With ``solver=True``
+    minimax backups, Lanctot, Winands, Pepels & Sturtevant 2014).  ``weights`` chooses the evaluation's
+    weights as minimax's does; ``weights='patterns'`` adds the learned pattern tables.  With ``solver=True``
     every node keeps bounds on its exact result, proven wins, losses and draws
     propagate up the tree, and proven moves are played (Winands et al. 2008;
     score bounds: Cazenave & Saffidine 2010).  The move played is the most
@@ -262,6 +268,9 @@ class UCT(_TreeSearcher):
               doc="score leaves by the fitted evaluation after cutoff random plies (0: no playout)"),
         Param("implicit", float, 0.0, minimum=0.0, maximum=1.0,
               doc="weight of implicit minimax backups of the evaluation in the selection (0: none; needs evaluation)"),
+        Param("weights", str, "games", choices=UCT_WEIGHTS,
+              doc="the evaluation's weights, as minimax's: 'games' (the default), 'texel', 'perfect', or "
+                  "'patterns' (the learned pattern tables)"),
         _REUSE,
         *_THREADS,
         seed_param(),
@@ -271,9 +280,13 @@ class UCT(_TreeSearcher):
     def validate(self) -> None:
         if self.implicit > 0 and not self.evaluation:
             raise ValueError("uct: implicit minimax backups back up the evaluation: give evaluation=True with implicit")
+        if self.weights != "games" and not self.evaluation:
+            raise ValueError("uct: weights are the evaluation's; give evaluation=True with them")
         super().validate()
 
     def config(self) -> SearchConfig:
+        evaluation = load_evaluation(WEIGHTS[self.weights]) if self.evaluation else None
+        patterns = isinstance(evaluation, PatternEvaluation)
         return SearchConfig(
             c=self.c,
             playout=self.playout,
@@ -282,6 +295,8 @@ class UCT(_TreeSearcher):
             cutoff=self.cutoff,
             rave=self.rave,
             solver=self.solver,
-            evaluation=tuple(load_evaluation().weights) if self.evaluation else (),
+            evaluation=() if evaluation is None else tuple((evaluation.linear if patterns else evaluation.weights)
+                                                           .tolist()),
             implicit=self.implicit,
+            patterns=self.weights if patterns else "",
         )

@@ -49,7 +49,7 @@ import numpy as np
 from ..core._guard import Chunks, available_memory, stop_at
 from ..core.control import Progress, current, watched
 from ..knowledge.endgame import EndgameDatabase, probe_tables
-from ..knowledge.evaluation import N_FEATURES, checked_weights
+from ..knowledge.evaluation import N_FEATURES, WEIGHTS, PatternEvaluation, checked_weights, load_evaluation
 from ..core.engine import game_arrays
 from ..core.game import Game
 from .loop import (
@@ -98,6 +98,9 @@ class SearchConfig:
             weights, a leaf is scored by the evaluation's win probability
             for the player to move, after ``cutoff`` random plies (0: at once,
             no playout at all) instead of a playout to the end.
+        patterns: the name in :data:`awale.knowledge.evaluation.WEIGHTS` of a pattern evaluation
+            (:class:`awale.knowledge.evaluation.PatternEvaluation`) whose tables the leaves add to the nine
+            linear weights of ``evaluation`` (its own linear weights), or ``""`` for none.
         implicit: the weight α of implicit minimax backups (Lanctot, Winands,
             Pepels & Sturtevant 2014), which need ``evaluation``: every new
             node keeps the evaluation's win probability of its position (the
@@ -117,6 +120,7 @@ class SearchConfig:
     solver: bool = False
     evaluation: Tuple[float, ...] = ()
     implicit: float = 0.0
+    patterns: str = ""
 
     def __post_init__(self) -> None:
         if self.tree_policy not in ("ucb", "random"):
@@ -139,9 +143,18 @@ class SearchConfig:
         )
         if self.implicit > 0 and not self.evaluation:
             raise ValueError("implicit minimax backups need an evaluation")
+        if self.patterns:
+            tables = pattern_tables(self.patterns)
+            if tuple(tables.linear.tolist()) != self.evaluation:
+                raise ValueError(f"the pattern evaluation {self.patterns!r} needs its own nine linear weights as "
+                                 "evaluation")
 
     def vector(self) -> np.ndarray:
-        """The configuration as the kernels read it."""
+        """The configuration as the kernels read it (a pattern evaluation's tables after its linear weights)."""
+        head = self._head()
+        return np.concatenate([head, pattern_tables(self.patterns).tables]) if self.patterns else head
+
+    def _head(self) -> np.ndarray:
         return np.array(
             [
                 self.c,
@@ -158,6 +171,20 @@ class SearchConfig:
             ],
             dtype=np.float64,
         )
+
+
+def pattern_tables(name: str) -> PatternEvaluation:
+    """The pattern evaluation called ``name`` in :data:`awale.knowledge.evaluation.WEIGHTS` (read once).
+
+    Raises:
+        ValueError: no such weights, or weights without tables.
+    """
+    if name not in WEIGHTS:
+        raise ValueError(f"unknown evaluation weights {name!r}; known: {', '.join(WEIGHTS)}")
+    evaluation = load_evaluation(WEIGHTS[name])
+    if not isinstance(evaluation, PatternEvaluation):
+        raise ValueError(f"the evaluation weights {name!r} have no pattern tables")
+    return evaluation
 
 
 def node_bytes(config: SearchConfig) -> int:
@@ -245,9 +272,12 @@ class SearchTree:
         self.share = share
         self.game = game
         self.config = config
+        n = game.rules.pits_per_side
+        if config.patterns and pattern_tables(config.patterns).pits_per_side != n:
+            raise ValueError(f"the pattern evaluation {config.patterns!r} is for "
+                             f"{pattern_tables(config.patterns).pits_per_side} pits a side, not {n}")
         self._cfg = config.vector()
         self._rng = rng
-        n = game.rules.pits_per_side
         self.history = np.zeros((2, 2, n), dtype=np.float64)
         capacity = max(int(capacity), 2)
         check_tree_size(capacity, config, self.share)
