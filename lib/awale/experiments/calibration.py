@@ -97,6 +97,8 @@ FAMILIES: Dict[str, str] = {
     "αβ + quiescence + endgame": "minimax(nodes={n}, quiescence=4, endgame='15')",
     "αβ + evaluation + endgame, no quiescence": "minimax(nodes={n}, evaluation=True, endgame='15')",
     "αβ + evaluation + quiescence + endgame": "minimax(nodes={n}, evaluation=True, quiescence=4, endgame='15')",
+    "uct + patterns, implicit": "uct(iterations={n}, evaluation=True, implicit=0.4, weights='patterns')",
+    "αβ + patterns": "minimax(nodes={n}, evaluation=True, quiescence=4, weights='patterns')",
 }
 
 #: Positions measured (every ply of whole games, until there are at least this many).
@@ -119,6 +121,7 @@ PROBES: Dict[str, int] = {
     "uct + evaluation": 8200,
     "heavy uct": 2400,
     "OpenSpiel MCTS": 500,
+    "uct + patterns, implicit": 6000,
 }
 _NODES_PROBE = 30_000  # every αβ family's
 
