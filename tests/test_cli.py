@@ -364,3 +364,17 @@ def test_book_grow_stops_on_ctrl_c_with_its_state_saved_and_resumes(tmp_path):
     again = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert again.returncode == 0 and "resuming from b.json.gz.state" in again.stderr
     assert len(book.load(tmp_path / "b.json.gz")) > saved.expanded
+
+
+def test_calibrate_out_appends_to_a_file_of_earlier_measurements_and_refuses_other_columns(tmp_path):
+    from awale.cli.arguments import Failure
+    from awale.cli.experiment import _write_csv
+
+    path = tmp_path / "replay.csv"
+    _write_csv(str(path), [{"experiment": "a", "ratio": 1.0}])
+    _write_csv(str(path), [{"experiment": "b", "ratio": 0.9}])
+    assert list(pd.read_csv(path)["experiment"]) == ["a", "b"]
+    before = path.read_text()
+    with pytest.raises(Failure, match="other columns"):
+        _write_csv(str(path), [{"experiment": "c", "seconds": 2.0}])
+    assert path.read_text() == before

@@ -92,7 +92,8 @@ def add(commands: Any) -> None:
         help="with --replay, processes sharing the games, one game each at a time (default: one per core, here "
         f"{available_cores()}); the machine should be otherwise idle",
     )
-    calibrating.add_argument("--out", metavar="CSV", help="also write the measurements to this CSV file")
+    calibrating.add_argument("--out", metavar="CSV", help="also write the measurements to this CSV file "
+                             "(appended to one with the same columns; one with other columns is refused)")
     add_store(calibrating)
     calibrating.set_defaults(handler=calibrate)
 
@@ -291,12 +292,30 @@ def _replay_times(chosen: List[Experiment], path: str, games: Optional[int], out
 
 
 def _write_csv(path: Optional[str], rows: List[Dict[str, object]]) -> None:
-    """Write ``rows`` (dicts with the same keys) to the CSV file ``path``, if a path and rows are given."""
+    """Write ``rows`` (dicts with the same keys) to the CSV file ``path``, if a path and rows are given: a new file,
+    or appended to one whose header names the same columns, so that a file of earlier measurements keeps them.
+
+    Raises:
+        Failure: the file exists with other columns (it is left as it was).
+    """
     import csv
 
-    if path and rows:
-        with open(path, "w", newline="") as handle:
-            writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
+    if not (path and rows):
+        return
+    columns = list(rows[0])
+    try:
+        with open(path, newline="") as handle:
+            header = next(csv.reader(handle), None)
+    except FileNotFoundError:
+        header = None
+    except OSError as error:
+        raise Failure(f"cannot read {path}: {error}", status=1) from None
+    if header is not None and header != columns:
+        raise Failure(f"{path} has other columns ({', '.join(header)}) than these measurements "
+                      f"({', '.join(columns)}): give another --out; the file is left as it was", status=1)
+    with open(path, "a" if header is not None else "w", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns)
+        if header is None:
             writer.writeheader()
-            writer.writerows(rows)
-        print(f"written {path}")
+        writer.writerows(rows)
+    print(f"{'appended to' if header is not None else 'written'} {path}")

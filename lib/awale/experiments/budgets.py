@@ -52,6 +52,8 @@ CURVE_BUDGETS: Dict[str, Dict[int, int]] = {
     "αβ + quiescence + endgame": {10: 56000},
     "αβ + evaluation + endgame, no quiescence": {10: 48000},
     "αβ + evaluation + quiescence + endgame": {10: 57000},
+    "uct + patterns, implicit": {10: 5600},
+    "αβ + patterns": {10: 23000},
 }
 
 #: The time per move of the factorial and of the book's test, in milliseconds.

@@ -64,6 +64,8 @@ implicit-alpha       UCT with implicit minimax backups (α = 0.2, ..., 0.8)    2
                      vs evaluated UCT at 3 ms a move
 implicit             implicit minimax backups (α = 0.4) vs evaluated UCT      200       800
                      and vs evaluated αβ at 3 and 10 ms a move
+implicit-patterns    the pattern evaluation in both searches: UCT with        200       200
+                     implicit minimax backups vs evaluated αβ, 10 ms a move
 time-value           UCT, evaluated αβ and the champion at twice their        200     1,000
                      budget vs the same at their budget: Elo a doubling
 gauntlet             the first champion and the champion of each kept idea     50     1,350
@@ -222,6 +224,8 @@ __all__ = [
     "IMPLICIT_MS",
     "implicit_alpha",
     "implicit",
+    "PATTERNS_MS",
+    "implicit_patterns",
     "time_values",
     "CLAIM_TEST",
     "claims",
@@ -573,6 +577,17 @@ def implicit() -> List[Pairing]:
             for ms in IMPLICIT_MS for opponent in ("uct + evaluation", "αβ + evaluation")]
 
 
+#: The time per move (ms) at which the learned pattern evaluation meets itself in the two searches.
+PATTERNS_MS = 10
+
+
+def implicit_patterns() -> List[Pairing]:
+    """The learned pattern evaluation (``weights='patterns'``) in both searches at :data:`PATTERNS_MS` ms a move:
+    evaluated UCT with implicit minimax backups (α = :data:`IMPLICIT_ALPHA`) against evaluated αβ, each at its
+    calibrated budget (issue 65's question: which search makes better use of a learned evaluation)."""
+    return [(at_time("uct + patterns, implicit", PATTERNS_MS), at_time("αβ + patterns", PATTERNS_MS))]
+
+
 def _catalog(*entries: Tuple[str, Callable[[], List[Pairing]], int, str]) -> Dict[str, Experiment]:
     return {name: Experiment(name, description, build, games) for name, build, games, description in entries}
 
@@ -686,6 +701,15 @@ CATALOG["implicit"] = Experiment(
     implicit,
     200,
     seed=1,
+    openings=True,
+)
+
+CATALOG["implicit-patterns"] = Experiment(
+    "implicit-patterns",
+    f"the learned pattern evaluation in both searches: evaluated UCT with implicit minimax backups (α = "
+    f"{IMPLICIT_ALPHA}) vs evaluated αβ, at {PATTERNS_MS} ms a move (calibrated)",
+    implicit_patterns,
+    200,
     openings=True,
 )
 
