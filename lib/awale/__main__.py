@@ -7,6 +7,7 @@ dataclass being built, Python ends the process by SIGINT instead, which a
 shell reports as the same status 130.)
 """
 
+import logging
 import signal
 import sys
 
@@ -22,6 +23,13 @@ def _note(signum: int, frame: object) -> None:
 def _silent(unraisable: object) -> None:
     """``sys.unraisablehook`` once the command is interrupted: what a finalizer of the work cut short (llvmlite's
     half-built objects, say) raises while the interpreter shuts down is not the user's concern."""
+
+
+def _quiet_dask() -> None:
+    """Once the command is interrupted: a local Dask cluster that the signal caught starting may finish closing
+    only as the interpreter exits, and its INFO messages would follow the one line the command printed."""
+    for handler in logging.getLogger("distributed").handlers:
+        handler.setLevel(logging.CRITICAL)
 
 
 _SIGNALLED: list = []
@@ -43,4 +51,5 @@ if __name__ == "__main__":  # Dask's worker processes import this module too, an
         _status = main()
     if _status == 130:
         sys.unraisablehook = _silent
+        _quiet_dask()
     raise SystemExit(_status)
