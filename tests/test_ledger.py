@@ -243,7 +243,6 @@ def test_the_committed_ledger_is_what_its_stored_games_say():
             kept_at[b.time] = split_clock(e.a)[0].spec
 
 
-
 def test_the_committed_regression_tests_are_what_their_stored_games_say():
     """Every row of data/strength/regressions.csv (a change that should cost no strength, the new code against the
     old as two engines) recomputed from the store, a non-regression test at equal time: H1 is "no loss"."""
@@ -255,6 +254,7 @@ def test_the_committed_regression_tests_are_what_their_stored_games_say():
         assert (e.test.elo0, e.test.elo1) == (-10, 0), f"{e.idea}: not a non-regression test"
         assert e.verdict == "H1" or e.pairs == e.max_pairs, f"{e.idea}: {e.verdict}"
         assert e.equal_time, f"{e.idea}: {e.a_ms} against {e.b_ms} ms a move"
+
 
 def test_the_ledger_keeps_its_mode_and_refuses_a_missing_folder(decided, tmp_path):
     import os

@@ -6,10 +6,9 @@ import pytest
 
 from awale import Game
 from awale.agents import parse
-from awale.core.rules import Rules
 from awale.knowledge.evaluation import FEATURES, WEIGHTS as WEIGHTS_PATHS, load_evaluation
 from awale.play.match import play
-from awale.core.rules import seed_rng
+from awale.core.rules import Rules, seed_rng
 from awale.search.mcts import SearchConfig, SearchTree
 
 EVALUATION = load_evaluation()

@@ -273,9 +273,9 @@ class SearchTree:
         self.game = game
         self.config = config
         n = game.rules.pits_per_side
-        if config.patterns and pattern_tables(config.patterns).pits_per_side != n:
-            raise ValueError(f"the pattern evaluation {config.patterns!r} is for "
-                             f"{pattern_tables(config.patterns).pits_per_side} pits a side, not {n}")
+        board = pattern_tables(config.patterns).pits_per_side if config.patterns else n
+        if board != n:
+            raise ValueError(f"the pattern evaluation {config.patterns!r} is for {board} pits a side, not {n}")
         self._cfg = config.vector()
         self._rng = rng
         self.history = np.zeros((2, 2, n), dtype=np.float64)
