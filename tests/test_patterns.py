@@ -135,3 +135,20 @@ def test_a_folder_of_other_settings_is_refused(tmp_path):
     run_chunks(config, progress=False)
     with pytest.raises(ValueError, match="other settings \\(seed\\)"):
         run_chunks(TrainConfig(**{**config.__dict__, "seed": 4}), progress=False)
+
+
+def test_the_probing_labeller_needs_a_database_and_older_folders_still_resume(tmp_path):
+    with pytest.raises(ValueError, match="probe needs an endgame database"):
+        TrainConfig(probe=True, endgame_seeds=0)
+    with pytest.raises(ValueError, match="probe must be True or False"):
+        TrainConfig(probe=1)
+    from awale.offline.evaluation_train import run_chunks
+
+    config = TrainConfig(out=str(tmp_path / "run"), games=2, chunk_games=2, keep=0.1, depth=1, endgame_seeds=0,
+                         held_out=0.5, iterations=5, seed=3)
+    run_chunks(config, progress=False)
+    record = tmp_path / "run" / "sampling.json"
+    settings = json.loads(record.read_text())
+    assert settings.pop("probe") is False
+    record.write_text(json.dumps(settings))  # as a folder written before the setting existed
+    assert run_chunks(config, progress=False) == 0  # read as probe=False: resumed, nothing labelled again

@@ -47,6 +47,8 @@ def add(commands: Any) -> None:
     training.add_argument("--endgame-seeds", type=integer(0, "--endgame-seeds", 48), default=20, metavar="S",
                           help="label positions of at most S seeds by the built endgame database (default 20; "
                           "0: none)")
+    training.add_argument("--probe", action="store_true",
+                          help="the labelling search probes that endgame database at its leaves too")
     training.add_argument("--penalty", type=number("--penalty", 0, 1), default=1e-4, metavar="R",
                           help="L2 penalty of the tables (default 1e-4)")
     training.add_argument("--iterations", type=integer(1, "--iterations"), default=300, metavar="N",
@@ -66,7 +68,7 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         config = TrainConfig(store=args.store, out=args.out, games=args.games, chunk_games=args.chunk_games,
                              keep=args.keep, depth=args.depth, mix=args.mix, endgame_seeds=args.endgame_seeds,
-                             penalty=args.penalty, iterations=args.iterations, seed=args.seed)
+                             probe=args.probe, penalty=args.penalty, iterations=args.iterations, seed=args.seed)
     except ValueError as error:
         raise Failure(str(error)) from None
     try:

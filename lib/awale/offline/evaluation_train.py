@@ -9,7 +9,9 @@ The pipeline behind ``python -m awale evaluation train`` has three stages, each 
    tree the champion's full-width search of that position spans.  A position with at most the endgame database's
    seeds on the board is labelled by its exact result (1, ½ or 0 for the player to move); any other by
    ``(1 - λ) σ(v / EVAL_SCALE) + λ r``: the value ``v`` of a depth-8 αβ search with the Texel weights mixed with the
-   game's result ``r`` (λ = 0.25, as in TD-Leaf-style mixing of search and outcome targets).
+   game's result ``r`` (λ = 0.25, as in TD-Leaf-style mixing of search and outcome targets).  With ``probe`` the
+   labelling search probes the database at its leaves too, so that a position a few captures above the database
+   is labelled by near-exact values rather than by the Texel weights' estimates.
 2. **Fit**: the nine linear weights start from the Texel weights and the tables from zero; L-BFGS (scipy) minimises
    the mean log-loss of the training positions plus an L2 penalty on the tables.  Each position lights one cell per
    tuple, so the gradient of the tables is a ``bincount`` of the residuals over the cells.
@@ -60,6 +62,7 @@ class TrainConfig:
         depth: the depth of the labelling search.
         mix: λ, the weight of the game's result beside the search's value.
         endgame_seeds: positions with at most this many seeds are labelled by the endgame database (0: none).
+        probe: the labelling search probes that database too (needs ``endgame_seeds``).
         held_out: share of the games held out.
         penalty: L2 penalty of the tables (per weight, beside the mean log-loss).
         iterations: most L-BFGS iterations.
@@ -75,6 +78,7 @@ class TrainConfig:
     depth: int = 8
     mix: float = 0.25
     endgame_seeds: int = 20
+    probe: bool = False
     held_out: float = 0.2
     penalty: float = 1e-4
     iterations: int = 300
@@ -93,6 +97,10 @@ class TrainConfig:
             raise ValueError("keep must be above 0")
         if isinstance(self.endgame_seeds, bool) or not isinstance(self.endgame_seeds, int) or self.endgame_seeds < 0:
             raise ValueError(f"endgame_seeds must be 0 or more, got {self.endgame_seeds!r}")
+        if not isinstance(self.probe, bool):
+            raise ValueError(f"probe must be True or False, got {self.probe!r}")
+        if self.probe and not self.endgame_seeds:
+            raise ValueError("probe needs an endgame database: give endgame_seeds above 0")
         if not isinstance(self.penalty, (int, float)) or self.penalty < 0:
             raise ValueError(f"penalty must be 0 or more, got {self.penalty!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
@@ -164,8 +172,9 @@ def label_chunk(config: TrainConfig, index: int, games: List[Tuple[str, str, flo
     for k, (rules_text, moves, south) in enumerate(games):
         rules = rules_from_text(rules_text)
         if rules_text not in searchers:
-            searchers[rules_text] = (AlphaBeta(rules, table_bits=18, evaluation=load_evaluation(WEIGHTS["texel"])),
-                                     _database(config, rules))
+            database = _database(config, rules)
+            searchers[rules_text] = (AlphaBeta(rules, table_bits=18, endgame=database if config.probe else None,
+                                               evaluation=load_evaluation(WEIGHTS["texel"])), database)
         searcher, database = searchers[rules_text]
         game = Game(rules=rules)
         for action in decode_moves(moves):
@@ -218,16 +227,19 @@ def _save_chunk(config: TrainConfig, index: int, arrays: Dict[str, np.ndarray]) 
 
 
 #: The settings a chunk's positions and labels depend on (the fit's may change between runs of one folder).
-_SAMPLING = ("store", "games", "chunk_games", "keep", "walk", "depth", "mix", "endgame_seeds", "seed")
+_SAMPLING = ("store", "games", "chunk_games", "keep", "walk", "depth", "mix", "endgame_seeds", "probe", "seed")
 
 
 def _check_sampling(config: TrainConfig) -> None:
     """Record the sampling settings in ``OUT/sampling.json``, or check them against those recorded: chunks of
-    another configuration are never mixed into a run."""
+    another configuration are never mixed into a run.  A setting a folder's record lacks (one added later) has
+    its default there."""
     path = Path(config.out) / "sampling.json"
     settings = {name: getattr(config, name) for name in _SAMPLING}
     if path.is_file():
-        recorded = json.loads(path.read_text())
+        defaults = {field.name: field.default for field in dataclasses.fields(TrainConfig)}
+        recorded = {name: defaults[name] for name in _SAMPLING}
+        recorded.update(json.loads(path.read_text()))
         if recorded != settings:
             changed = ", ".join(sorted(k for k in settings if recorded.get(k) != settings[k]))
             raise ValueError(f"{config.out} holds chunks sampled with other settings ({changed}): "
