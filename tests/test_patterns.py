@@ -152,3 +152,24 @@ def test_the_probing_labeller_needs_a_database_and_older_folders_still_resume(tm
     assert settings.pop("probe") is False
     record.write_text(json.dumps(settings))  # as a folder written before the setting existed
     assert run_chunks(config, progress=False) == 0  # read as probe=False: resumed, nothing labelled again
+
+
+def test_the_report_says_what_each_tuple_family_brings_and_how_the_error_falls(tmp_path):
+    from awale.offline.evaluation_train import FAMILIES, family_ablation
+
+    linear = np.zeros(4)
+    cells = np.zeros((4, 42))
+    cells[:, 36:] = np.array([[1.0], [1.0], [-1.0], [-1.0]]) / 6  # only the facing pairs carry the targets
+    y = np.array([1.0, 1.0, 0.0, 0.0])
+    report = family_ablation(linear, cells, y)
+    assert list(report) == list(FAMILIES) and FAMILIES[-1] == "facing pairs"
+    assert report["facing pairs"]["rise"] > 0 and report["facing pairs"]["spread"] == 1.0
+    assert all(report[name]["rise"] == 0 and report[name]["spread"] == 0 for name in FAMILIES[:-1])
+    config = TrainConfig(out=str(tmp_path / "run"), games=10, chunk_games=5, keep=0.2, depth=2, endgame_seeds=0,
+                         held_out=0.5, iterations=20, curve=(0.5,), seed=7)
+    full = train(config, progress=False, say=lambda line: None)
+    assert set(full["families"]) == set(FAMILIES)
+    (point,) = full["curve"]
+    assert point["share"] == 0.5 and 0 < point["positions"] < full["meta"]["positions"]
+    with pytest.raises(ValueError, match="curve must be a tuple of shares"):
+        TrainConfig(curve=(1.5,))

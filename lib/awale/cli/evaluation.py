@@ -53,12 +53,26 @@ def add(commands: Any) -> None:
                           help="L2 penalty of the tables (default 1e-4)")
     training.add_argument("--iterations", type=integer(1, "--iterations"), default=300, metavar="N",
                           help="most L-BFGS iterations (default 300)")
+    training.add_argument("--curve", type=_shares, default=(), metavar="P,P,...",
+                          help="also fit on these shares of the training games and report each one's held-out "
+                          "log-loss (a learning curve, e.g. 0.25,0.5; default none)")
     training.add_argument("--seed", type=integer(0, "--seed"), default=2026, metavar="N", help="the seed (default 2026)")
     training.add_argument(
         "--cluster", default=None, metavar="ADDRESS|local:N",
         help="label the chunks on a Dask cluster: local:N starts N local worker processes, an address such as "
         "tcp://host:8786 joins a running scheduler (the same files as without)")
     training.set_defaults(handler=run_train)
+
+
+def _shares(text: str) -> tuple:
+    """``--curve``'s value: shares between 0 and 1, comma-separated."""
+    try:
+        shares = tuple(float(part) for part in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--curve takes shares such as 0.25,0.5, not {text!r}") from None
+    if not all(0 < share < 1 for share in shares):
+        raise argparse.ArgumentTypeError(f"--curve's shares must lie between 0 and 1, got {text!r}")
+    return shares
 
 
 def run_train(args: argparse.Namespace) -> int:
@@ -68,7 +82,8 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         config = TrainConfig(store=args.store, out=args.out, games=args.games, chunk_games=args.chunk_games,
                              keep=args.keep, depth=args.depth, mix=args.mix, endgame_seeds=args.endgame_seeds,
-                             probe=args.probe, penalty=args.penalty, iterations=args.iterations, seed=args.seed)
+                             probe=args.probe, penalty=args.penalty, iterations=args.iterations, curve=args.curve,
+                             seed=args.seed)
     except ValueError as error:
         raise Failure(str(error)) from None
     try:
@@ -91,6 +106,8 @@ def run_train(args: argparse.Namespace) -> int:
         bands = ", ".join(f"{band} {v['log_loss']:.4f}" for band, v in entry["by_seeds"].items())
         print(f"{name:<13} held-out log-loss {entry['log_loss']:.4f} ({bands}); database agreement "
               f"{entry['database_agreement']}")
+    for name, entry in report["families"].items():
+        print(f"without the {name:<13} held-out log-loss {entry['log_loss_without']:.4f} ({entry['rise']:+.4f})")
     meta = report["meta"]
     print(f"{meta['positions']:,} positions of {meta['games']} games ({meta['held_out_games']} held out); weights "
           f"and report in {args.out}")

@@ -36,12 +36,12 @@ import numpy as np
 from ..core.game import Game, game_arrays
 from ..core.rules import Rules
 from ..knowledge.evaluation import (
-    N_FEATURES, WEIGHTS, PatternEvaluation, features, load_evaluation, pattern_cells, pattern_weights_length,
+    N_FEATURES, PATTERN_RUNS, WEIGHTS, PatternEvaluation, features, load_evaluation, pattern_cells, pattern_weights_length,
     write_patterns,
 )
 from .evaluation_fit import fit, searcher_of
 
-__all__ = ["TrainConfig", "BANDS", "chunk_path", "champion_games", "label_chunk", "run_chunks", "fit_patterns",
+__all__ = ["TrainConfig", "BANDS", "FAMILIES", "family_ablation", "chunk_path", "champion_games", "label_chunk", "run_chunks", "fit_patterns",
            "judge_models", "train"]
 
 #: Seeds-on-the-board bands the held-out figures are given by.
@@ -66,6 +66,8 @@ class TrainConfig:
         held_out: share of the games held out.
         penalty: L2 penalty of the tables (per weight, beside the mean log-loss).
         iterations: most L-BFGS iterations.
+        curve: shares of the training games the tables are also fitted on, each judged on the same held-out
+            positions (the learning curve of the report; empty: none).
         seed: the seed of every draw.
     """
 
@@ -82,6 +84,7 @@ class TrainConfig:
     held_out: float = 0.2
     penalty: float = 1e-4
     iterations: int = 300
+    curve: Tuple[float, ...] = ()
     seed: int = 2026
 
     def __post_init__(self) -> None:
@@ -103,6 +106,9 @@ class TrainConfig:
             raise ValueError("probe needs an endgame database: give endgame_seeds above 0")
         if not isinstance(self.penalty, (int, float)) or self.penalty < 0:
             raise ValueError(f"penalty must be 0 or more, got {self.penalty!r}")
+        if not isinstance(self.curve, tuple) or not all(
+                isinstance(share, float) and 0 < share < 1 for share in self.curve):
+            raise ValueError(f"curve must be a tuple of shares between 0 and 1, got {self.curve!r}")
         if isinstance(self.seed, bool) or not isinstance(self.seed, int) or self.seed < 0:
             raise ValueError(f"seed must be a non-negative integer, got {self.seed!r}")
 
@@ -339,6 +345,32 @@ def judge_models(logits: Dict[str, np.ndarray], y: np.ndarray, seeds: np.ndarray
     return report
 
 
+#: The tuple families of :func:`awale.knowledge.evaluation.pattern_cells`'s columns, in their order.
+FAMILIES = tuple(f"runs of {length}" for length, _ in PATTERN_RUNS) + ("facing pairs",)
+
+
+def family_ablation(linear: np.ndarray, cells: np.ndarray, y: np.ndarray,
+                    pits_per_side: int = 6) -> Dict[str, Dict[str, float]]:
+    """What each tuple family brings: the held-out log-loss of the patterns without that family's cells (the
+    others kept as fitted), its rise over the whole, and the spread (standard deviation) of the family's sum.
+
+    Args:
+        linear: the linear part of each held-out position's logit.
+        cells: the fitted table weight of each of its cells, shape ``(k, pattern_count())``.
+        y: the held-out targets.
+    """
+    whole = linear + cells.sum(axis=1)
+    base = _log_loss(whole, y)
+    bounds = np.cumsum([0] + [2 * pits_per_side] * len(PATTERN_RUNS) + [pits_per_side])
+    report = {}
+    for name, low, high in zip(FAMILIES, bounds[:-1], bounds[1:]):
+        part = cells[:, low:high].sum(axis=1)
+        without = _log_loss(whole - part, y)
+        report[name] = {"log_loss_without": round(without, 4), "rise": round(without - base, 4),
+                        "spread": round(float(part.std()), 4)}
+    return report
+
+
 def train(config: TrainConfig, client: Any = None, progress: bool = True,
           say: Callable[[str], None] = print) -> Dict[str, Any]:
     """The whole pipeline (:mod:`this module's stages <awale.offline.evaluation_train>`); returns the report, also
@@ -373,6 +405,15 @@ def train(config: TrainConfig, client: Any = None, progress: bool = True,
         "linear_refit": x[test] @ refit,
     }
     models = judge_models(logits, y[test], seeds[test], data["exact"][test])
+    families = family_ablation(x[test] @ w[:N_FEATURES], w[N_FEATURES:][cells[test]], y[test])
+    curve = []
+    for share in config.curve:
+        rows = train_rows & (np.random.default_rng([config.seed, 2]).random(config.games) < share)[data["game"]]
+        part, _ = fit_patterns(x[rows], cells[rows], y[rows], texel, size, config.penalty, config.iterations)
+        z = x[test] @ part[:N_FEATURES] + part[N_FEATURES:][cells[test]].sum(axis=1)
+        loss = round(_log_loss(z, y[test]), 4)
+        curve.append({"share": share, "positions": int(rows.sum()), "held_out_log_loss": loss})
+        say(f"curve: {share:.0%} of the training games ({int(rows.sum()):,} positions), held-out log-loss {loss:.4f}")
     meta = {
         "config": dataclasses.asdict(config), "games": config.games, "held_out_games": int(held.sum()),
         "positions": int(len(y)), "held_out_positions": int(test.sum()),
@@ -384,6 +425,6 @@ def train(config: TrainConfig, client: Any = None, progress: bool = True,
     evaluation = PatternEvaluation(w, meta, rules.pits_per_side)
     out = Path(config.out)
     write_patterns(out / "evaluation-patterns.npz", evaluation)
-    report = {"meta": meta, "models": models}
+    report = {"meta": meta, "models": models, "families": families, "curve": curve}
     (out / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     return report
