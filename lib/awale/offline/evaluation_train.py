@@ -17,7 +17,9 @@ The pipeline behind ``python -m awale evaluation train`` has three stages, each 
    tuple, so the gradient of the tables is a ``bincount`` of the residuals over the cells.
 3. **Judge** on the held-out games (a fifth, drawn by the seed): log-loss of the patterns, of the Texel weights as
    they are and of the nine weights refitted on the same targets (:func:`awale.offline.evaluation_fit.fit`),
-   overall and by seeds on the board, and the agreement with the database on the held-out positions it solves.
+   overall and by seeds on the board, and the agreement with the database on the held-out positions it solves;
+   what each tuple family brings (:func:`family_ablation`) and, with ``curve``, the held-out log-loss of fits on
+   shares of the training games.
 
 The weights go to ``OUT/evaluation-patterns.npz`` and the report to ``OUT/report.json``; shipping them is copying
 the file to ``lib/awale/knowledge/`` (see ``data/README.md``).
@@ -36,13 +38,13 @@ import numpy as np
 from ..core.game import Game, game_arrays
 from ..core.rules import Rules
 from ..knowledge.evaluation import (
-    N_FEATURES, PATTERN_RUNS, WEIGHTS, PatternEvaluation, features, load_evaluation, pattern_cells, pattern_weights_length,
-    write_patterns,
+    N_FEATURES, PATTERN_RUNS, WEIGHTS, PatternEvaluation, features, load_evaluation, pattern_cells,
+    pattern_weights_length, write_patterns,
 )
 from .evaluation_fit import fit, searcher_of
 
-__all__ = ["TrainConfig", "BANDS", "FAMILIES", "family_ablation", "chunk_path", "champion_games", "label_chunk", "run_chunks", "fit_patterns",
-           "judge_models", "train"]
+__all__ = ["TrainConfig", "BANDS", "FAMILIES", "chunk_path", "champion_games", "label_chunk", "run_chunks",
+           "fit_patterns", "judge_models", "family_ablation", "train"]
 
 #: Seeds-on-the-board bands the held-out figures are given by.
 BANDS = ((0, 20), (21, 28), (29, 36), (37, 48))
