@@ -173,3 +173,18 @@ def test_the_report_says_what_each_tuple_family_brings_and_how_the_error_falls(t
     assert point["share"] == 0.5 and 0 < point["positions"] < full["meta"]["positions"]
     with pytest.raises(ValueError, match="curve must be a tuple of shares"):
         TrainConfig(curve=(1.5,))
+
+
+def test_a_store_that_draws_other_games_is_refused(tmp_path):
+    """The same settings draw other games from a store that has grown: its chunks are not mixed in."""
+    from awale.offline.evaluation_train import run_chunks
+
+    config = TrainConfig(out=str(tmp_path / "run"), games=2, chunk_games=2, keep=0.1, depth=1, endgame_seeds=0,
+                         held_out=0.5, iterations=5, seed=3)
+    run_chunks(config, progress=False)
+    record = tmp_path / "run" / "sampling.json"
+    settings = json.loads(record.read_text())
+    assert len(settings["games_digest"]) == 16
+    record.write_text(json.dumps({**settings, "games_digest": "0" * 16}))
+    with pytest.raises(ValueError, match="the games drawn \\(the store holds other champion games now\\)"):
+        run_chunks(config, progress=False)

@@ -28,6 +28,7 @@ the file to ``lib/awale/knowledge/`` (see ``data/README.md``).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import time
 from pathlib import Path
@@ -238,20 +239,33 @@ def _save_chunk(config: TrainConfig, index: int, arrays: Dict[str, np.ndarray]) 
 _SAMPLING = ("store", "games", "chunk_games", "keep", "walk", "depth", "mix", "endgame_seeds", "probe", "seed")
 
 
-def _check_sampling(config: TrainConfig) -> None:
-    """Record the sampling settings in ``OUT/sampling.json``, or check them against those recorded: chunks of
-    another configuration are never mixed into a run.  A setting a folder's record lacks (one added later) has
-    its default there."""
+def _games_digest(games: List[Tuple[str, str, float]]) -> str:
+    """A digest of the sampled games: the same settings draw other games once the store holds more of them."""
+    text = "\n".join(f"{rules}|{moves}|{result}" for rules, moves, result in games)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _check_sampling(config: TrainConfig, games: List[Tuple[str, str, float]]) -> None:
+    """Record the sampling settings and the digest of the games they drew in ``OUT/sampling.json``, or check them
+    against those recorded: chunks of another configuration, or of games drawn from a store that has grown since,
+    are never mixed into a run.  A setting a folder's record lacks (one added later) has its default there, and
+    a record without a digest is not checked for one."""
     path = Path(config.out) / "sampling.json"
     settings = {name: getattr(config, name) for name in _SAMPLING}
+    settings["games_digest"] = _games_digest(games)
     if path.is_file():
         defaults = {field.name: field.default for field in dataclasses.fields(TrainConfig)}
         recorded = {name: defaults[name] for name in _SAMPLING}
+        recorded["games_digest"] = settings["games_digest"]
         recorded.update(json.loads(path.read_text()))
         if recorded != settings:
-            changed = ", ".join(sorted(k for k in settings if recorded.get(k) != settings[k]))
-            raise ValueError(f"{config.out} holds chunks sampled with other settings ({changed}): "
-                             f"give another folder, or the same settings to resume")
+            changed = sorted(k for k in settings if recorded.get(k) != settings[k])
+            if len(changed) > 1:  # other settings draw other games too: name the settings
+                changed = [k for k in changed if k != "games_digest"]
+            what = ", ".join("the games drawn (the store holds other champion games now)" if k == "games_digest"
+                             else k for k in changed)
+            raise ValueError(f"{config.out} holds chunks sampled with other settings ({what}): give another "
+                             f"folder, or the same settings and store to resume")
     else:
         path.write_text(json.dumps(settings, indent=1) + "\n")
 
@@ -262,7 +276,7 @@ def run_chunks(config: TrainConfig, client: Any = None, progress: bool = True) -
 
     games = champion_games(config)
     chunk_path(config, 0).parent.mkdir(parents=True, exist_ok=True)
-    _check_sampling(config)
+    _check_sampling(config, games)
     if config.endgame_seeds:
         _database(config, Rules())  # the missing database is said before any work
     todo = [i for i in range(config.chunks) if not chunk_path(config, i).is_file()]
