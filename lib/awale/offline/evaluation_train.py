@@ -361,6 +361,11 @@ def judge_models(logits: Dict[str, np.ndarray], y: np.ndarray, seeds: np.ndarray
     return report
 
 
+def _pattern_logit(w: np.ndarray, x: np.ndarray, cells: np.ndarray) -> np.ndarray:
+    """The logits of fitted weights ``w`` (linear, then tables) for positions of features ``x`` and cells ``cells``."""
+    return x @ w[:N_FEATURES] + w[N_FEATURES:][cells].sum(axis=1)
+
+
 #: The tuple families of :func:`awale.knowledge.evaluation.pattern_cells`'s columns, in their order.
 FAMILIES = tuple(f"runs of {length}" for length, _ in PATTERN_RUNS) + ("facing pairs",)
 
@@ -416,18 +421,18 @@ def train(config: TrainConfig, client: Any = None, progress: bool = True,
     refit = fit(x[train_rows], y[train_rows], 1e-3)
     seeds = states[:, : 2 * rules.pits_per_side].sum(axis=1)
     logits = {
-        "patterns": x[test] @ w[:N_FEATURES] + w[N_FEATURES:][cells[test]].sum(axis=1),
+        "patterns": _pattern_logit(w, x[test], cells[test]),
         "texel": x[test] @ texel,
         "linear_refit": x[test] @ refit,
     }
     models = judge_models(logits, y[test], seeds[test], data["exact"][test])
     families = family_ablation(x[test] @ w[:N_FEATURES], w[N_FEATURES:][cells[test]], y[test])
     curve = []
+    draw = np.random.default_rng([config.seed, 2]).random(config.games)[data["game"]]  # one draw: nested shares
     for share in config.curve:
-        rows = train_rows & (np.random.default_rng([config.seed, 2]).random(config.games) < share)[data["game"]]
+        rows = train_rows & (draw < share)
         part, _ = fit_patterns(x[rows], cells[rows], y[rows], texel, size, config.penalty, config.iterations)
-        z = x[test] @ part[:N_FEATURES] + part[N_FEATURES:][cells[test]].sum(axis=1)
-        loss = round(_log_loss(z, y[test]), 4)
+        loss = round(_log_loss(_pattern_logit(part, x[test], cells[test]), y[test]), 4)
         curve.append({"share": share, "positions": int(rows.sum()), "held_out_log_loss": loss})
         say(f"curve: {share:.0%} of the training games ({int(rows.sum()):,} positions), held-out log-loss {loss:.4f}")
     meta = {
